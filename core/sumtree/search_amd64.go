@@ -1,0 +1,19 @@
+//go:build amd64 && !purego
+
+package sumtree
+
+import "golang.org/x/sys/cpu"
+
+// haveVectorSearch reports whether searchLevelVector can run on this CPU.
+var haveVectorSearch = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
+
+// searchLevelVector is the vectorized searchLevel: for each query it counts
+// the running sums of its group that are <= the query four at a time with
+// AVX2 (VCMPPD, VMOVMSKPD, POPCNT) instead of bisecting. prefix must start at
+// the running sums of the level's first group, groups are span slots apart,
+// fanout must be a multiple of 4 and every group must lie inside prefix. Queries that run past the end of their group are
+// left as js[q] = -2 - j for the caller to resolve; it returns how many.
+// Implemented in search_amd64.s.
+//
+//go:noescape
+func searchLevelVector(prefix []uint64, span, fanout int, js []int, rest []float64) (edges int)

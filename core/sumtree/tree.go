@@ -1,0 +1,194 @@
+package sumtree
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Limits on the shape of a tree, as accepted by New.
+const (
+	MinCapacity = 1
+	MaxCapacity = 1 << 30
+	MinFanout   = 2
+	MaxFanout   = 4096
+)
+
+// lineNodes is the number of float64 nodes in a 64-byte cache line.
+const lineNodes = 64 / 8
+
+// Tree is a K-ary sum tree over a fixed number of non-negative priorities.
+// The zero value is not usable; create trees with New.
+//
+// Layout. The tree is one implicit array, level by level, root first. Below
+// the root, the K children of a node form a group, and a group occupies
+// 2*stride slots: first the K child values, then, stride slots later, their
+// running sums (prefix[c] = v[0] + ... + v[c], added left to right) stored
+// as float64 bits. The running sums turn the search of a group into counting
+// the sums <= u (a bisection, or a few vector compares) instead of adding
+// the children up on every visit, and the last one is the parent's value.
+// Keeping them beside the values means that a priority update touches the
+// same lines it reads: one cache line per level for K <= 4, an adjacent pair
+// for K = 8.
+type Tree struct {
+	slots []float64 // the implicit array, cache-line aligned
+	bits  []uint64  // the same memory, for the running sums
+
+	levels []level // levels[0] is the root, levels[len-1] the leaves
+
+	capacity int
+	fanout   int
+	stride   int  // distance from a group's values to its running sums, >= fanout
+	span     int  // slots per group: 2*stride
+	packed   bool // stride == fanout
+	byFanout divider
+}
+
+// level describes one level of the tree inside Tree.slots.
+type level struct {
+	start int // slot of the level's first group (the root for level 0)
+	count int // number of nodes in the level
+}
+
+// New returns a tree of capacity leaves, all 0, in which every internal node
+// has fanout children. It returns an error if capacity is outside
+// [MinCapacity, MaxCapacity] or fanout outside [MinFanout, MaxFanout].
+func New(capacity, fanout int) (*Tree, error) {
+	if capacity < MinCapacity || capacity > MaxCapacity {
+		return nil, fmt.Errorf("sumtree: capacity %d is out of range: capacity must be %d..%d", capacity, MinCapacity, MaxCapacity)
+	}
+	if fanout < MinFanout || fanout > MaxFanout {
+		return nil, fmt.Errorf("sumtree: fanout %d is not allowed: fanout must be %d..%d", fanout, MinFanout, MaxFanout)
+	}
+	t := &Tree{
+		capacity: capacity,
+		fanout:   fanout,
+		stride:   groupStride(fanout),
+		byFanout: newDivider(fanout),
+	}
+	t.span = 2 * t.stride
+	t.packed = t.stride == fanout
+
+	// Level sizes from the leaves up, until a level has a single node.
+	counts := []int{capacity}
+	for c := capacity; c > 1; {
+		c = (c + fanout - 1) / fanout
+		counts = append(counts, c)
+	}
+	t.levels = make([]level, len(counts))
+	pos := 0
+	for d := range t.levels {
+		count := counts[len(counts)-1-d]
+		t.levels[d] = level{start: pos, count: count}
+		slots := lineNodes // the root sits alone on its line
+		if d > 0 {
+			groups := (count + fanout - 1) / fanout
+			slots = roundUp(groups*t.span, lineNodes)
+		}
+		pos += slots
+	}
+	t.slots = alignedFloat64s(pos)
+	t.bits = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots))
+	return t, nil
+}
+
+// groupStride returns the number of slots the values of a group of k
+// siblings occupy: k itself when k is a multiple of the cache line, else the
+// smallest power of two >= k while that fits in a line, else k rounded up to
+// whole lines. With an aligned array no group then straddles a cache-line
+// boundary it does not have to (002 §IV-C4 chooses K with K % C == 0 for the
+// same reason).
+func groupStride(k int) int {
+	if k%lineNodes == 0 {
+		return k
+	}
+	if k < lineNodes {
+		s := 1
+		for s < k {
+			s <<= 1
+		}
+		return s
+	}
+	return roundUp(k, lineNodes)
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// alignedFloat64s returns a zeroed slice of n float64 whose first element
+// starts on a 64-byte boundary.
+func alignedFloat64s(n int) []float64 {
+	buf := make([]float64, n+lineNodes-1)
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	off := int((64 - addr%64) % 64 / 8)
+	return buf[off : off+n : off+n]
+}
+
+// Cap returns the number of leaves.
+func (t *Tree) Cap() int { return t.capacity }
+
+// Fanout returns the number of children of every internal node, K.
+func (t *Tree) Fanout() int { return t.fanout }
+
+// Height returns the number of levels, root and leaves included. A tree of
+// one leaf has height 1.
+func (t *Tree) Height() int { return len(t.levels) }
+
+// Total returns the sum of all priorities, the value of the root. It is O(1).
+func (t *Tree) Total() float64 { return t.slots[0] }
+
+// Get returns the priority of leaf i in O(1). It panics if i is out of
+// range, like a slice index.
+func (t *Tree) Get(i int) float64 {
+	if uint(i) >= uint(t.capacity) {
+		panic(fmt.Sprintf("sumtree: Get index %d out of range [0, %d)", i, t.capacity))
+	}
+	return t.slots[t.nodePos(len(t.levels)-1, i)]
+}
+
+// nodePos returns the slot of the value of node j of level d.
+func (t *Tree) nodePos(d, j int) int {
+	if d == 0 {
+		return 0
+	}
+	g := t.byFanout.div(j)
+	return t.levels[d].start + g*t.span + j - g*t.fanout
+}
+
+// groupPos returns the slot of the value of the first child of node j of
+// level d; the running sums of the group start stride slots later.
+func (t *Tree) groupPos(d, j int) int {
+	return t.levels[d+1].start + j*t.span
+}
+
+// LevelLen returns the number of nodes in level d, where level 0 is the root
+// and level Height()-1 holds the leaves.
+func (t *Tree) LevelLen(d int) int {
+	if d < 0 || d >= len(t.levels) {
+		panic(fmt.Sprintf("sumtree: level %d out of range [0, %d)", d, len(t.levels)))
+	}
+	return t.levels[d].count
+}
+
+// Level appends the values of the nodes of level d, left to right, to dst
+// and returns the extended slice. Level 0 is the root; level Height()-1 holds
+// the leaves. The explorer draws the top levels from it.
+func (t *Tree) Level(dst []float64, d int) []float64 {
+	n := t.LevelLen(d)
+	for j := range n {
+		dst = append(dst, t.slots[t.nodePos(d, j)])
+	}
+	return dst
+}
+
+// Ancestors appends to dst the index, within its level, of every node on the
+// path from leaf i up to the root (leaf first, root last): the nodes a
+// priority update of leaf i recomputes. It panics if i is out of range.
+func (t *Tree) Ancestors(dst []int, i int) []int {
+	if uint(i) >= uint(t.capacity) {
+		panic(fmt.Sprintf("sumtree: Ancestors index %d out of range [0, %d)", i, t.capacity))
+	}
+	for d := len(t.levels) - 1; d >= 0; d-- {
+		dst = append(dst, i)
+		i = t.byFanout.div(i)
+	}
+	return dst
+}
