@@ -137,7 +137,7 @@ func TestFindBatchEqualsFind(t *testing.T) {
 			}
 			return math.Ldexp(rng.Float64(), rng.IntN(30)-15)
 		})
-		t.Logf("K=%d: vector kernel %v", k, tr.vectorSearch())
+		t.Logf("K=%d: vector kernel %v", k, tr.VectorSearch())
 		for _, b := range []int{0, 1, 63, 64, 65, 1000} {
 			u := make([]float64, b)
 			for i := range u {

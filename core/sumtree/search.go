@@ -5,7 +5,7 @@ package sumtree
 // time.
 func (t *Tree) searchLevel(d int, js []int, rest []float64) {
 	base := t.levels[d+1].start
-	if t.vectorSearch() {
+	if t.VectorSearch() {
 		edges := searchLevelVector(t.bits[base+t.stride:], t.span, t.fanout, js, rest)
 		for k := 0; edges > 0; k++ {
 			if js[k] > -2 {
@@ -29,9 +29,9 @@ func (t *Tree) searchLevel(d int, js []int, rest []float64) {
 	}
 }
 
-// vectorSearch reports whether FindBatch uses the vector kernel for this
-// tree: the CPU supports it, groups are packed and the fanout is a multiple
-// of the vector width.
-func (t *Tree) vectorSearch() bool {
+// VectorSearch reports whether FindBatch searches this tree with vector
+// compares: the CPU supports AVX2, groups are packed and the fanout is a
+// multiple of 4. It changes speed, never results.
+func (t *Tree) VectorSearch() bool {
 	return haveVectorSearch && t.fanout%4 == 0 && t.packed
 }

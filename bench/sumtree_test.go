@@ -1,0 +1,86 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func quickSumTree() SumTreeOptions {
+	return SumTreeOptions{
+		Capacities: []int{1000}, Batches: []int{16, 64}, Fanouts: []int{4, 16},
+		LockCapacities: []int{500}, LockFanouts: []int{4, 16}, LockBatch: 8, Goroutines: 2,
+		Repeats: 3, MinTime: 2 * time.Millisecond,
+	}
+}
+
+func TestSumTreeResultShape(t *testing.T) {
+	var lines []string
+	res, err := SumTree(context.Background(), quickSumTree(), func(s string) { lines = append(lines, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Schema != SumTreeSchema || res.Host.CPUs < 1 {
+		t.Errorf("schema %q, host %+v", res.Schema, res.Host)
+	}
+	// 3 trees (binary, K=4, K=16) x 2 batches x 2 ops.
+	if len(res.Ops) != 12 {
+		t.Fatalf("%d op figures, want 12", len(res.Ops))
+	}
+	for _, r := range res.Ops {
+		if len(r.Runs) != 3 || !(r.NsPerIndex > 0) || (r.Tree == "binary" && r.Fanout != 2) || (r.Tree != "binary" && r.Tree != "k-ary") {
+			t.Errorf("bad figure %+v", r)
+		}
+		if m := median(r.Runs); m != r.NsPerIndex {
+			t.Errorf("%+v: reported %v, median of runs %v", r, r.NsPerIndex, m)
+		}
+	}
+	// The baseline and two fanouts at one capacity, and the best of them.
+	if len(res.Locks) != 3 || res.Locks[0].Locking != "global-lock" || res.Locks[0].Speedup != 1 {
+		t.Fatalf("lock figures %+v", res.Locks)
+	}
+	if len(res.BestK) != 1 || (res.BestK[0].Fanout != 4 && res.BestK[0].Fanout != 16) {
+		t.Fatalf("best K %+v", res.BestK)
+	}
+	for _, l := range res.Locks[1:] {
+		if l.Locking != "two-locks" || !(l.RoundsPerS > 0) || l.Speedup != l.RoundsPerS/res.Locks[0].RoundsPerS {
+			t.Errorf("bad lock figure %+v", l)
+		}
+		if l.Speedup > res.BestK[0].Speedup {
+			t.Errorf("K=%d has speedup %v above the best %v", l.Fanout, l.Speedup, res.BestK[0].Speedup)
+		}
+	}
+	if len(lines) != 12+3 {
+		t.Errorf("%d progress lines, want 15", len(lines))
+	}
+}
+
+func TestSumTreeRejectsBadOptions(t *testing.T) {
+	tests := []struct {
+		mutate func(*SumTreeOptions)
+		want   string
+	}{
+		{func(o *SumTreeOptions) { o.Capacities = []int{0} }, "capacity 0 is out of range"},
+		{func(o *SumTreeOptions) { o.Fanouts = []int{1} }, "fanout 1 is not allowed: fanout must be 2..4096"},
+		{func(o *SumTreeOptions) { o.Batches = []int{-1} }, "batch size -1"},
+		{func(o *SumTreeOptions) { o.Goroutines = 1000 }, "goroutines 1000"},
+		{func(o *SumTreeOptions) { o.Repeats = -2 }, "repeats -2"},
+		{func(o *SumTreeOptions) { o.MinTime = time.Nanosecond }, "time per measurement 1ns"},
+	}
+	for _, tt := range tests {
+		o := quickSumTree()
+		tt.mutate(&o)
+		if _, err := SumTree(context.Background(), o, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("SumTree(%+v) = %v, want %q", o, err, tt.want)
+		}
+	}
+}
+
+func TestSumTreeStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SumTree(ctx, quickSumTree(), nil); err != context.Canceled {
+		t.Errorf("SumTree with a cancelled context = %v", err)
+	}
+}
