@@ -76,6 +76,6 @@ mapping chosen by design-space exploration.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newBenchCmd())
+	root.AddCommand(newBenchCmd(), newDSECmd(), newHWCmd())
 	return root
 }

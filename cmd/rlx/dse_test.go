@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// execute runs a constructed command with args and returns its stdout.
+func execute(t *testing.T, cmd *cobra.Command, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestDSEJSON(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--env", "Hopper", "--algo", "DDPG", "--batch", "16384", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if j["schema"] != dseSchema || j["mapping"] != "G-F-G" || j["env"] != "Hopper" || j["batch"] != float64(16384) {
+		t.Errorf("schema %v mapping %v env %v batch %v", j["schema"], j["mapping"], j["env"], j["batch"])
+	}
+	if gps, ok := j["gps"].(float64); !ok || gps <= 0 {
+		t.Errorf("gps = %v", j["gps"])
+	}
+	if ms, ok := j["mappings"].([]any); !ok || len(ms) != 9 {
+		t.Errorf("mappings: %v", j["mappings"])
+	}
+}
+
+func TestDSESweepJSON(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--sweep", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		Schema  string  `json:"schema"`
+		Env     string  `json:"env"`
+		Batch   int     `json:"batch"`
+		Mapping string  `json:"mapping"`
+		GPS     float64 `json:"gps"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 11 {
+		t.Fatalf("%d objects, want the 11 of Table V", len(list))
+	}
+	for _, o := range list {
+		if o.Schema != dseSchema || o.Env == "" || o.Batch == 0 || len(o.Mapping) != 5 || o.GPS <= 0 {
+			t.Errorf("bad sweep entry %+v", o)
+		}
+	}
+}
+
+func TestDSEText(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--env", "pong", "--batch", "64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"primitive-platform table", "G-C-G", "FPGA RMM: S=", "speedup over worst"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestDSEDevicesFile(t *testing.T) {
+	data, err := os.ReadFile("../../presets/devices/table-iv.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good := filepath.Join(dir, "mine.yaml")
+	// A GPU with 10x the launch overhead: the FPGA now wins Hopper B=256.
+	os.WriteFile(good, []byte(strings.Replace(string(data), "launch_us: 10 ", "launch_us: 100 ", 1)), 0o644)
+	out, err := execute(t, newDSECmd(), "--env", "Hopper", "--batch", "256", "--devices", good, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"mapping": "F-F-F"`) {
+		t.Errorf("with a 100 us launch the mapping should move to the FPGA:\n%s", out[:200])
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte(strings.Replace(string(data), "sms: 30 ", "sms: -2 ", 1)), 0o644)
+	_, err = execute(t, newDSECmd(), "--env", "Hopper", "--batch", "256", "--devices", bad)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "gpu.sms = -2") {
+		t.Errorf("bad device file: %v", err)
+	}
+}
+
+func TestDSEUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--batch", "32"},
+		{"--env", "Hopper", "--batch", "0"},
+		{"--env", "Atlantis", "--batch", "32"},
+		{"--env", "Pong", "--algo", "DDPG", "--batch", "32"},
+		{"--sweep", "--env", "Hopper"},
+		{"--devices", "/no/such/file.yaml", "--sweep"},
+		{"--batch", "many"},
+		{"extra-arg"},
+	} {
+		_, err := execute(t, newDSECmd(), args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v is not a usage error", args, err)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rlxdev/rlx/hw"
+	"github.com/spf13/cobra"
+)
+
+// JSON schemas of `rlx hw` (docs/models.md).
+const (
+	hwSystolicSchema = "rlx.hw.systolic/v1"
+	hwGAESchema      = "rlx.hw.gae/v1"
+)
+
+func newHWCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hw",
+		Short: "Run the cycle-level simulations of the simulated devices",
+		Long: `hw runs one cycle-level simulation of a simulated device and prints its
+cycles and occupancy: a systolic array GEMM (003) or the GAE processing
+elements (004). Cycles are simulated device cycles.`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newHWSystolicCmd(), newHWGAECmd())
+	return cmd
+}
+
+// rowJSON is the occupancy of one stage (PE row or PE).
+type rowJSON struct {
+	Name        string  `json:"name"`
+	BusyCycles  int64   `json:"busy_cycles"`
+	Utilization float64 `json:"utilization"`
+}
+
+func rows(tl *hw.Timeline) []rowJSON {
+	out := make([]rowJSON, len(tl.Stages))
+	for i := range tl.Stages {
+		s := &tl.Stages[i]
+		out[i] = rowJSON{Name: s.Name, BusyCycles: s.BusyCycles, Utilization: s.Utilization(0, tl.Cycles)}
+	}
+	return out
+}
+
+// strip renders a stage's busy fraction over the run as width glyphs.
+func strip(s *hw.StageTrace, cycles int64, width int) string {
+	bins := s.Bins(make([]float64, width), 0, cycles)
+	glyphs := []rune(" ░▒▓█")
+	out := make([]rune, width)
+	for i, b := range bins {
+		out[i] = glyphs[int(b*4+0.5)]
+	}
+	return string(out)
+}
+
+func printTimeline(out io.Writer, tl *hw.Timeline, maxRows int) {
+	for i := range tl.Stages {
+		if i == maxRows {
+			fmt.Fprintf(out, "  ... %d more\n", len(tl.Stages)-maxRows)
+			break
+		}
+		s := &tl.Stages[i]
+		fmt.Fprintf(out, "  %-6s |%s| %5.1f%%\n", s.Name, strip(s, tl.Cycles, 48), 100*s.Utilization(0, tl.Cycles))
+	}
+}
+
+func newHWSystolicCmd() *cobra.Command {
+	var (
+		m, k, n, p       int
+		dataflow         string
+		separate, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "systolic",
+		Short: "Simulate one GEMM on a P x P systolic array (NS, WS or IS)",
+		Long: `systolic simulates out = X W^T for X of M x K (M batch rows, K reduction) and W
+of N x K (N output features) on a P x P array, in 003 Eq. 5's terms the
+weight a x b = N x K times the input b x c = K x M. By default folds stream
+back to back (PPOAccel; Eq. 5 is then the closed form); --separate-folds gives
+each fold its own preload, fill and drain.`,
+		Example: `  rlx hw systolic --m 64 --k 256 --n 256 --p 16 --dataflow ws --json`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			df, err := hw.ParseDataflow(dataflow)
+			if err != nil {
+				return usageError{err}
+			}
+			d := hw.GEMMDims{A: n, B: k, C: m}
+			if err := hw.CheckSystolic(d, p); err != nil {
+				return usageError{fmt.Errorf("--m %d --k %d --n %d --p %d: %w", m, k, n, p, err)}
+			}
+			mode := hw.Streamed
+			if separate {
+				mode = hw.Separate
+			}
+			r, err := hw.SimulateGEMM(d, p, df, mode)
+			if err != nil {
+				return usageError{err}
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(out, struct {
+					Schema      string    `json:"schema"`
+					M           int       `json:"m"`
+					K           int       `json:"k"`
+					N           int       `json:"n"`
+					P           int       `json:"p"`
+					Dataflow    string    `json:"dataflow"`
+					Mode        string    `json:"mode"`
+					Cycles      int64     `json:"cycles"`
+					Folds       int       `json:"folds"`
+					Utilization float64   `json:"utilization"`
+					MACs        int64     `json:"macs"`
+					Eq5Cycles   int64     `json:"eq5_cycles"`
+					Rows        []rowJSON `json:"rows"`
+				}{hwSystolicSchema, m, k, n, p, df.String(), mode.String(), r.Cycles, r.Folds, r.Utilization, r.MACs, r.Eq5, rows(&r.Timeline)})
+			}
+			fmt.Fprintf(out, "GEMM M=%d K=%d N=%d on %dx%d %s, %s folds\n", m, k, n, p, p, df, mode)
+			fmt.Fprintf(out, "cycles %d (Eq. 5: %d), folds %d, MACs %d, PE utilization %.1f%%\n", r.Cycles, r.Eq5, r.Folds, r.MACs, 100*r.Utilization)
+			printTimeline(out, &r.Timeline, 32)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&m, "m", 0, "M: batch rows (times output pixels for a convolution)")
+	f.IntVar(&k, "k", 0, "K: reduction length")
+	f.IntVar(&n, "n", 0, "N: output features")
+	f.IntVar(&p, "p", 16, "P: the array is P x P")
+	f.StringVar(&dataflow, "dataflow", "ns", "ns (output stationary), ws or is")
+	f.BoolVar(&separate, "separate-folds", false, "each fold pays its own preload, fill and drain")
+	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+hwSystolicSchema+")")
+	return cmd
+}
+
+func newHWGAECmd() *cobra.Command {
+	var (
+		t, n, pes, lookahead, loop int
+		clockMHz                   float64
+		asJSON                     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gae",
+		Short: "Simulate the GAE processing elements of HEPPO (004)",
+		Long: `gae simulates PEs computing advantages and rewards-to-go for N trajectories of
+T steps with k-step lookahead (004 §III-B): one element per cycle per PE when
+the lookahead covers the feedback loop latency, bubbles otherwise.`,
+		Example: `  rlx hw gae --t 1024 --n 64 --pes 64 --lookahead 2`,
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if clockMHz <= 0 || clockMHz > 2000 {
+				return usagef("--clock-mhz %g is out of range: must be in (0, 2000]", clockMHz)
+			}
+			r, err := hw.SimulateGAE(t, n, pes, lookahead, loop)
+			if err != nil {
+				return usageError{fmt.Errorf("--t %d --n %d --pes %d --lookahead %d: %w", t, n, pes, lookahead, err)}
+			}
+			sec := float64(r.Cycles) / (clockMHz * 1e6)
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return writeJSON(out, struct {
+					Schema            string    `json:"schema"`
+					T                 int       `json:"t"`
+					N                 int       `json:"n"`
+					PEs               int       `json:"pes"`
+					Lookahead         int       `json:"lookahead"`
+					LoopLatency       int       `json:"loop_latency"`
+					Interval          int       `json:"interval"`
+					Cycles            int64     `json:"cycles"`
+					Utilization       float64   `json:"utilization"`
+					ElementsPerCycle  float64   `json:"elements_per_cycle"`
+					ElementsPerSecond float64   `json:"elements_per_second"`
+					ClockMHz          float64   `json:"clock_mhz"`
+					PEsDetail         []rowJSON `json:"pe_occupancy"`
+				}{hwGAESchema, t, n, pes, lookahead, loop, r.Interval, r.Cycles, r.Utilization, r.ElementsPerCycle, float64(r.Elements) / sec, clockMHz, rows(&r.Timeline)})
+			}
+			fmt.Fprintf(out, "GAE T=%d N=%d on %d PEs, %d-step lookahead (loop %d cycles): one element every %d cycle(s) per PE\n", t, n, pes, lookahead, loop, r.Interval)
+			fmt.Fprintf(out, "cycles %d, %.2f elements/cycle, %.3g elements/s at %g MHz, PE utilization %.1f%%\n", r.Cycles, r.ElementsPerCycle, float64(r.Elements)/sec, clockMHz, 100*r.Utilization)
+			printTimeline(out, &r.Timeline, 16)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&t, "t", 0, "T: trajectory length")
+	f.IntVar(&n, "n", 0, "N: trajectories")
+	f.IntVar(&pes, "pes", 1, "processing elements")
+	f.IntVar(&lookahead, "lookahead", 2, "k of the k-step lookahead")
+	f.IntVar(&loop, "loop-latency", 2, "feedback loop latency in cycles (004: 2 at 300 MHz)")
+	f.Float64Var(&clockMHz, "clock-mhz", 300, "PE clock (004: 300 MHz)")
+	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+hwGAESchema+")")
+	return cmd
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+func TestHWSystolicJSON(t *testing.T) {
+	out, err := execute(t, newHWCmd(), "systolic", "--m", "64", "--k", "64", "--n", "64", "--p", "16", "--dataflow", "ws", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Schema      string  `json:"schema"`
+		Cycles      int64   `json:"cycles"`
+		Folds       int     `json:"folds"`
+		Utilization float64 `json:"utilization"`
+		Eq5         int64   `json:"eq5_cycles"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	// WS: ceil(b/P) ceil(a/P) c + 2P - 1 = 4 * 4 * 64 + 31.
+	if j.Schema != hwSystolicSchema || j.Cycles != 1055 || j.Eq5 != 1055 || j.Folds != 16 || j.Utilization <= 0 || j.Utilization > 1 {
+		t.Errorf("%+v", j)
+	}
+}
+
+// TestHWSystolicDimensionOrder: --m is the batch (c), --n the outputs (a);
+// swapping them exchanges WS and IS.
+func TestHWSystolicDimensionOrder(t *testing.T) {
+	cycles := func(args ...string) int64 {
+		out, err := execute(t, newHWCmd(), append([]string{"systolic", "--json", "--p", "8"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j struct{ Cycles int64 }
+		json.Unmarshal([]byte(out), &j)
+		return j.Cycles
+	}
+	ws := cycles("--m", "8", "--k", "40", "--n", "64", "--dataflow", "ws")
+	if want := hw.Eq5Cycles(hw.GEMMDims{A: 64, B: 40, C: 8}, 8, hw.WS); ws != want {
+		t.Errorf("WS with M=8 N=64: %d cycles, want Eq. 5 with a=64, c=8: %d", ws, want)
+	}
+	is := cycles("--m", "64", "--k", "40", "--n", "8", "--dataflow", "is")
+	if is != ws {
+		t.Errorf("IS with M and N swapped: %d, want %d", is, ws)
+	}
+}
+
+func TestHWSystolicSeparateFolds(t *testing.T) {
+	out, err := execute(t, newHWCmd(), "systolic", "--m", "32", "--k", "32", "--n", "32", "--p", "16", "--dataflow", "is", "--separate-folds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "separate folds") || !strings.Contains(out, "row0") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestHWGAE(t *testing.T) {
+	out, err := execute(t, newHWCmd(), "gae", "--t", "1024", "--n", "64", "--pes", "64", "--lookahead", "2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Schema   string  `json:"schema"`
+		Interval int     `json:"interval"`
+		Cycles   int64   `json:"cycles"`
+		EPS      float64 `json:"elements_per_second"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Schema != hwGAESchema || j.Interval != 1 || j.Cycles != 1030 || j.EPS < 1.8e10 {
+		t.Errorf("%+v", j)
+	}
+	out, err = execute(t, newHWCmd(), "gae", "--t", "16", "--n", "4", "--pes", "2", "--lookahead", "1")
+	if err != nil || !strings.Contains(out, "every 2 cycle") {
+		t.Errorf("k=1 should show bubbles: %v\n%s", err, out)
+	}
+}
+
+func TestHWUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"systolic", "--m", "0", "--k", "4", "--n", "4"},
+		{"systolic", "--m", "4", "--k", "4", "--n", "4", "--p", "0"},
+		{"systolic", "--m", "4", "--k", "4", "--n", "4", "--dataflow", "xs"},
+		{"gae", "--t", "0", "--n", "4"},
+		{"gae", "--t", "4", "--n", "4", "--lookahead", "0"},
+		{"gae", "--t", "4", "--n", "4", "--clock-mhz", "-1"},
+		{"systolic", "--m", "x"},
+	} {
+		_, err := execute(t, newHWCmd(), args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v is not a usage error", args, err)
+		}
+	}
+}

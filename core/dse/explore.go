@@ -1,0 +1,87 @@
+package dse
+
+import (
+	"fmt"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+// Result is the design-space exploration of one configuration.
+type Result struct {
+	Workload hw.Workload
+	Arch     FPGAArch
+	Table    Table
+	Decision Decision
+	// Evals holds the nine learner-RMM mappings of 000 Fig. 13, each with
+	// the storage Algorithm 3 step 3 gives it, in C, G, F order.
+	Evals []Eval
+	// Chosen is the evaluation of the decided mapping.
+	Chosen Eval
+	// SecondBest and Worst are the best and the worst feasible mapping
+	// other than the chosen one (000 Table V note 1).
+	SecondBest, Worst Eval
+	// Optimum is the highest GPS over all mappings (000 Fig. 13 line).
+	Optimum Eval
+}
+
+// SpeedupOverSecond returns Chosen.GPS / SecondBest.GPS.
+func (r *Result) SpeedupOverSecond() float64 { return ratio(r.Chosen.GPS, r.SecondBest.GPS) }
+
+// SpeedupOverWorst returns Chosen.GPS / Worst.GPS.
+func (r *Result) SpeedupOverWorst() float64 { return ratio(r.Chosen.GPS, r.Worst.GPS) }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// Explore runs the whole exploration for w on p: the FPGA architecture,
+// the performance table, Algorithm 3 and the evaluation of every
+// learner-RMM mapping.
+func Explore(p *hw.Platform, w *hw.Workload) (*Result, error) {
+	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
+		return nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the mapping exploration", p.Name)
+	}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Result{Workload: *w, Arch: ExploreFPGA(p.FPGA, w)}
+	e, err := hw.NewEstimator(p, w, r.Arch.Design())
+	if err != nil {
+		return nil, err
+	}
+	if r.Table, err = BuildTable(e, w.Batch); err != nil {
+		return nil, err
+	}
+	if r.Decision, err = Decide(p, w, &r.Table); err != nil {
+		return nil, err
+	}
+	for _, l := range hw.Kinds {
+		for _, m := range hw.Kinds {
+			s, err := PlaceStorage(p, w, l, m, w.Batch)
+			if err != nil {
+				return nil, err
+			}
+			ev := Evaluate(e, &r.Table, Mapping{l, m, s})
+			r.Evals = append(r.Evals, ev)
+			if ev.GPS > r.Optimum.GPS {
+				r.Optimum = ev
+			}
+		}
+	}
+	r.Chosen = Evaluate(e, &r.Table, r.Decision.Mapping)
+	for _, ev := range r.Evals {
+		if ev.GPS == 0 || ev.Mapping.Learner == r.Chosen.Mapping.Learner && ev.Mapping.RMM == r.Chosen.Mapping.RMM {
+			continue
+		}
+		if ev.GPS > r.SecondBest.GPS {
+			r.SecondBest = ev
+		}
+		if r.Worst.GPS == 0 || ev.GPS < r.Worst.GPS {
+			r.Worst = ev
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,252 @@
+package dse
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+// Mapping assigns the learner, the replay manager (RMM) and the data
+// storage to devices. Its string form is Learner-RMM-Storage, e.g. "G-F-G"
+// (000 Table V).
+type Mapping struct {
+	Learner, RMM, Storage hw.Kind
+}
+
+// String returns the mapping as "L-R-S" letters.
+func (m Mapping) String() string {
+	return string([]byte{m.Learner.Letter(), '-', m.RMM.Letter(), '-', m.Storage.Letter()})
+}
+
+// ParseMapping parses "G-F-G" (letters C, G, F; either case).
+func ParseMapping(s string) (Mapping, error) {
+	if len(s) != 5 || s[1] != '-' || s[3] != '-' {
+		return Mapping{}, fmt.Errorf("mapping %q is not of the form L-R-S, e.g. G-F-G (C = CPU, G = GPU, F = FPGA)", s)
+	}
+	var k [3]hw.Kind
+	for i, b := range []byte{s[0], s[2], s[4]} {
+		var err error
+		if k[i], err = hw.KindFromLetter(b); err != nil {
+			return Mapping{}, fmt.Errorf("mapping %q: %w", s, err)
+		}
+	}
+	return Mapping{k[0], k[1], k[2]}, nil
+}
+
+// devices returns how many distinct devices the mapping uses; the CPU
+// always counts, since the actors run there (000 §IV-A).
+func (m Mapping) devices() int {
+	used := map[hw.Kind]bool{hw.CPU: true, m.Learner: true, m.RMM: true, m.Storage: true}
+	return len(used)
+}
+
+// Traffic is the per-gradient-step data movement of 000 Algorithm 3 line 11
+// in words: B indices from the RMM, B x E sample words to the learner and
+// N_actor x E inserted words from the actors, counted for every component
+// not on the storage's device.
+func Traffic(m Mapping, batch, actors int, words int64) int64 {
+	var t int64
+	if m.RMM != m.Storage {
+		t += int64(batch)
+	}
+	if m.Learner != m.Storage {
+		t += int64(batch) * words
+	}
+	if m.Storage != hw.CPU {
+		t += int64(actors) * words
+	}
+	return t
+}
+
+// Eval is the modelled throughput of one mapping.
+type Eval struct {
+	Mapping Mapping
+	// GPS is gradient steps per second on the simulated platform; 0 when
+	// the mapping is infeasible.
+	GPS float64
+	// Seconds of one step of the learner (including an RMM that shares the
+	// GPU), the RMM, the storage gather and each PCIe link; the largest
+	// bounds the pipelined loop (000 §V-A: with the relaxed dependency the
+	// stages overlap).
+	LearnerS, RMMS, StorageS, LinkGPUS, LinkFPGAS float64
+	// Bottleneck names the stage with the largest time.
+	Bottleneck string
+	// Infeasible says why GPS is 0, empty otherwise.
+	Infeasible string
+}
+
+// memoryGB returns the capacity of a device's memory.
+func memoryGB(p *hw.Platform, k hw.Kind) float64 {
+	switch k {
+	case hw.CPU:
+		return p.CPU.MemoryGB
+	case hw.GPU:
+		return p.GPU.MemoryGB
+	}
+	return p.FPGA.MemoryGB
+}
+
+func memBW(p *hw.Platform, k hw.Kind) float64 {
+	switch k {
+	case hw.CPU:
+		return p.CPU.MemBWGBs
+	case hw.GPU:
+		return p.GPU.MemBWGBs
+	}
+	return p.FPGA.MemBWGBs
+}
+
+// Evaluate returns the throughput of mapping m for the table t. The loop
+// runs as a pipeline of stages (learner, RMM, storage, links); its rate is
+// that of the slowest. A learner and an RMM on the GPU share it and add up
+// (000 §VI-B); on the CPU and the FPGA the RMM has its own thread or SLR.
+// The storage must fit the device's memory.
+func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
+	w := e.Workload()
+	p := e.Platform()
+	ev := Eval{Mapping: m}
+	if t.TP[Learner][m.Learner] == 0 {
+		ev.Infeasible = fmt.Sprintf("no %s learner design for this workload", m.Learner)
+		return ev
+	}
+	if t.TP[RMM][m.RMM] == 0 {
+		ev.Infeasible = fmt.Sprintf("no %s RMM", m.RMM)
+		return ev
+	}
+	need := float64(w.Capacity) * float64(w.DataPointBytes) / 1e9
+	if need > memoryGB(p, m.Storage) {
+		ev.Infeasible = fmt.Sprintf("storage of %.1f GB exceeds %s memory of %.1f GB", need, m.Storage, memoryGB(p, m.Storage))
+		return ev
+	}
+	b := t.Batch
+	ev.LearnerS = t.Seconds[Learner][m.Learner]
+	ev.RMMS = t.Seconds[RMM][m.RMM]
+	if m.Learner == hw.GPU && m.RMM == hw.GPU {
+		ev.LearnerS += ev.RMMS
+	}
+	ev.StorageS = float64(w.BatchBytes(b)) / (memBW(p, m.Storage) * 1e9)
+	// Bytes per step between each pair of components.
+	var link [hw.NumKinds]int64
+	move := func(from, to hw.Kind, bytes int64) {
+		if from == to {
+			return
+		}
+		for _, k := range []hw.Kind{from, to} {
+			if k != hw.CPU {
+				link[k] += bytes
+			}
+		}
+	}
+	move(m.RMM, m.Storage, 4*int64(b))                               // sampled indices
+	move(m.Storage, m.Learner, w.BatchBytes(b))                      // sampled data
+	move(m.Learner, m.RMM, 8*int64(b))                               // indices and new priorities
+	move(hw.CPU, m.Storage, int64(w.Actors)*int64(w.DataPointBytes)) // inserted data
+	move(hw.CPU, m.RMM, 4*int64(w.Actors))                           // initial priorities
+	ev.LinkGPUS = e.Transfer(link[hw.GPU])
+	ev.LinkFPGAS = e.Transfer(link[hw.FPGA])
+	stages := []struct {
+		name string
+		s    float64
+	}{{"learner", ev.LearnerS}, {"rmm", ev.RMMS}, {"storage", ev.StorageS}, {"pcie-gpu", ev.LinkGPUS}, {"pcie-fpga", ev.LinkFPGAS}}
+	worst := 0.0
+	for _, st := range stages {
+		if st.s > worst {
+			worst, ev.Bottleneck = st.s, st.name
+		}
+	}
+	ev.GPS = 1 / worst
+	return ev
+}
+
+// Decision is the output of the mapping algorithm with its evidence.
+type Decision struct {
+	Mapping Mapping
+	// PrunedGPU reports whether Algorithm 3 line 6-7 removed the GPU from
+	// the RMM's choices.
+	PrunedGPU bool
+	// Tie explains a choice among RMM devices of equal system throughput.
+	Tie string
+}
+
+// Decide runs 000 Algorithm 3 on the table.
+//
+// Step 1 maps the learner to the device of highest TP_learner. Step 2 maps
+// the RMM: if the learner is on the GPU and the FPGA RMM alone keeps up with
+// it, the GPU is removed from the RMM's choices (lines 6-7, sharing the GPU
+// would slow the learner). Among the rest it takes the device that maximizes
+// min(TP_learner, TP_RMM) (Eq. 3); when several reach the same value (the
+// learner is the bottleneck), it prefers the mapping with fewer devices and
+// then the less traffic, as 000 §VII-D describes ("minimizes the total
+// number of devices and the amount of data communication"). Step 3 places
+// the storage, among the learner's, the actors' and the RMM's devices in
+// that order, where the traffic of line 11-15 is least and the storage fits.
+func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
+	var d Decision
+	best := -1.0
+	for _, k := range hw.Kinds {
+		if t.TP[Learner][k] > best {
+			best, d.Mapping.Learner = t.TP[Learner][k], k
+		}
+	}
+	if best <= 0 {
+		return d, fmt.Errorf("no device can run the learner of %s", w.Name)
+	}
+	tpL := t.TP[Learner][d.Mapping.Learner]
+	d.PrunedGPU = d.Mapping.Learner == hw.GPU && t.TP[RMM][hw.FPGA] >= tpL
+	words := int64((w.DataPointBytes + 3) / 4)
+	bestSys := -1.0
+	bestDev, bestTraffic := math.MaxInt, int64(math.MaxInt64)
+	for _, k := range hw.Kinds {
+		if d.PrunedGPU && k == hw.GPU || t.TP[RMM][k] == 0 {
+			continue
+		}
+		sys := min(tpL, t.TP[RMM][k])
+		cand := Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
+		devs := Mapping{Learner: cand.Learner, RMM: k, Storage: k}.devices()
+		traffic := Traffic(Mapping{cand.Learner, k, cand.Learner}, t.Batch, w.Actors, words)
+		switch {
+		case sys > bestSys:
+		case sys == bestSys && devs < bestDev:
+			d.Tie = fmt.Sprintf("RMM on %s or %s gives the same throughput; %s uses fewer devices", d.Mapping.RMM, k, k)
+		case sys == bestSys && devs == bestDev && traffic < bestTraffic:
+			d.Tie = fmt.Sprintf("RMM on %s or %s gives the same throughput; %s moves less data", d.Mapping.RMM, k, k)
+		default:
+			if sys == bestSys && d.Tie == "" {
+				d.Tie = fmt.Sprintf("RMM on %s or %s gives the same throughput; kept %s", d.Mapping.RMM, k, d.Mapping.RMM)
+			}
+			continue
+		}
+		bestSys, bestDev, bestTraffic = sys, devs, traffic
+		d.Mapping.RMM = k
+	}
+	if bestSys <= 0 {
+		return d, fmt.Errorf("no device can run the RMM of %s", w.Name)
+	}
+	s, err := PlaceStorage(p, w, d.Mapping.Learner, d.Mapping.RMM, t.Batch)
+	d.Mapping.Storage = s
+	return d, err
+}
+
+// PlaceStorage is Algorithm 3 step 3: among the learner's, the actors' (CPU)
+// and the RMM's devices, in that order, the one with the least traffic
+// whose memory holds the storage.
+func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch int) (hw.Kind, error) {
+	words := int64((w.DataPointBytes + 3) / 4)
+	need := float64(w.Capacity) * float64(w.DataPointBytes) / 1e9
+	best, found := hw.CPU, false
+	var least int64
+	for _, k := range []hw.Kind{learner, hw.CPU, rmm} {
+		if need > memoryGB(p, k) {
+			continue
+		}
+		tr := Traffic(Mapping{learner, rmm, k}, batch, w.Actors, words)
+		if !found || tr < least {
+			best, least, found = k, tr, true
+		}
+	}
+	if !found {
+		return best, fmt.Errorf("the storage of %.1f GB fits no device of %s", need, p.Name)
+	}
+	return best, nil
+}

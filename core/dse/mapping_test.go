@@ -1,0 +1,110 @@
+package dse
+
+import (
+	"testing"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+func TestParseMapping(t *testing.T) {
+	for _, s := range []string{"C-C-C", "G-F-G", "f-c-f"} {
+		m, err := ParseMapping(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if m2, _ := ParseMapping(m.String()); m2 != m {
+			t.Errorf("%s does not round-trip", s)
+		}
+	}
+	for _, s := range []string{"", "GFG", "G-X-G", "G-F-G-", "G_F_G"} {
+		if _, err := ParseMapping(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestTrafficRule pins Algorithm 3 lines 11-15 on hand-worked cases.
+func TestTrafficRule(t *testing.T) {
+	const b, n, e = 64, 16, 100
+	for _, tt := range []struct {
+		m    Mapping
+		want int64
+	}{
+		{Mapping{hw.FPGA, hw.FPGA, hw.FPGA}, n * e}, // only the actors' inserts cross
+		{Mapping{hw.GPU, hw.CPU, hw.GPU}, b + n*e},  // indices and inserts
+		{Mapping{hw.GPU, hw.CPU, hw.CPU}, b * e},    // the sampled batch
+		{Mapping{hw.CPU, hw.CPU, hw.CPU}, 0},        // everything local
+		{Mapping{hw.GPU, hw.FPGA, hw.CPU}, b + b*e}, // indices and the batch
+	} {
+		if got := Traffic(tt.m, b, n, e); got != tt.want {
+			t.Errorf("Traffic(%s) = %d, want %d", tt.m, got, tt.want)
+		}
+	}
+}
+
+// TestDecidePruning: with the GPU learner and an FPGA RMM that keeps up,
+// the GPU is pruned from the RMM's choices even when it would be fastest.
+func TestDecidePruning(t *testing.T) {
+	p := tableIV(t)
+	env, _ := FindEnv("Hopper")
+	w, _ := Workload(env, "DDPG", 1024)
+	tab := Table{Batch: 1024}
+	tab.TP[Learner] = [3]float64{1, 100, 50} // GPU learner best
+	tab.TP[RMM] = [3]float64{10, 1000, 200}  // GPU RMM fastest, FPGA keeps up
+	for k := range 3 {
+		for c := range 2 {
+			tab.Seconds[c][k] = 1024 / tab.TP[c][k]
+		}
+	}
+	d, err := Decide(p, &w, &tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.PrunedGPU || d.Mapping.Learner != hw.GPU || d.Mapping.RMM != hw.FPGA {
+		t.Errorf("got %s pruned=%v, want G-F-* with the GPU pruned", d.Mapping, d.PrunedGPU)
+	}
+	// When the CPU RMM also keeps up, the tie goes to the CPU: fewer devices.
+	tab.TP[RMM][hw.CPU] = 150
+	if d, _ = Decide(p, &w, &tab); d.Mapping.RMM != hw.CPU || d.Tie == "" {
+		t.Errorf("got %s (tie %q), want the CPU RMM by the device-count tie-break", d.Mapping, d.Tie)
+	}
+	// When the FPGA RMM is slower than the learner, the GPU stays a choice.
+	tab.TP[RMM] = [3]float64{10, 1000, 20}
+	if d, _ = Decide(p, &w, &tab); d.PrunedGPU || d.Mapping.RMM != hw.GPU {
+		t.Errorf("got %s pruned=%v, want the GPU RMM", d.Mapping, d.PrunedGPU)
+	}
+}
+
+func TestWorkloadRejects(t *testing.T) {
+	if _, err := FindEnv("Breakout"); err == nil {
+		t.Error("unknown environment accepted")
+	}
+	pong, _ := FindEnv("pong")
+	if _, err := Workload(pong, "DDPG", 32); err == nil {
+		t.Error("DDPG on Pong accepted")
+	}
+	if _, err := Workload(pong, "DQN", 0); err == nil {
+		t.Error("batch 0 accepted")
+	}
+	cp, _ := FindEnv("CartPole")
+	w, err := Workload(cp, "td3", 32)
+	if err != nil || len(w.Nets) != 6 {
+		t.Errorf("TD3 on CartPole: %v, %d nets", err, len(w.Nets))
+	}
+}
+
+// TestTableIIIMACs compares the forward MACs of the Table III networks with
+// the published counts: one MLP forward for Hopper (70.1K), and for Pong
+// the online plus the target forward (2 x 9.35M = 18.7M vs 18.8M).
+func TestTableIIIMACs(t *testing.T) {
+	hop, _ := FindEnv("Hopper")
+	w, _ := Workload(hop, "DDPG", 1)
+	if m := w.Nets[0].ForwardMACs(); m < 68_000 || m > 71_000 {
+		t.Errorf("Hopper actor forward %d MACs, Table III 70.1K", m)
+	}
+	pong, _ := FindEnv("Pong")
+	w, _ = Workload(pong, "DQN", 1)
+	if m := w.Nets[0].ForwardMACs() + w.Nets[1].ForwardMACs(); m < 18_000_000 || m > 19_500_000 {
+		t.Errorf("Pong online + target forward %d MACs, Table III 18.8M", m)
+	}
+}

@@ -1,0 +1,86 @@
+package dse
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+)
+
+// seedTablesPath is the repository's copy of the seed tables; sharedPath
+// the original beside the repository.
+const (
+	seedTablesPath = "../../reference/seed-tables.yaml"
+	sharedPath     = "../../../shared/reference/seed-tables.yaml"
+)
+
+// seedTables is the part of seed-tables.yaml the tests read.
+type seedTables struct {
+	Heterogeneous struct {
+		OptimalMapping []struct {
+			Env     string `yaml:"env"`
+			Batch   int    `yaml:"batch"`
+			Mapping string `yaml:"mapping"`
+		} `yaml:"optimal_mapping"`
+		BaselineSpeedups []struct {
+			Env          string  `yaml:"env"`
+			Batch        int     `yaml:"batch"`
+			SecondBest   string  `yaml:"second_best"`
+			Speedup      float64 `yaml:"speedup"`
+			Worst        string  `yaml:"worst"`
+			WorstSpeedup float64 `yaml:"worst_speedup"`
+		} `yaml:"baseline_speedups"`
+		Claims           []string `yaml:"claims"`
+		FPGAArchitecture struct {
+			Learner struct {
+				DP int `yaml:"DP"`
+			} `yaml:"learner"`
+			Resources map[string]struct {
+				SRAMMB float64 `yaml:"sram_mb"`
+				Reg    int     `yaml:"reg"`
+				LUT    int     `yaml:"lut"`
+				DSP    int     `yaml:"dsp"`
+			} `yaml:"resources"`
+		} `yaml:"fpga_architecture"`
+	} `yaml:"heterogeneous_mapping"`
+	PPOAccel struct {
+		Claims []string `yaml:"claims"`
+	} `yaml:"ppoaccel"`
+}
+
+func loadSeedTables(t testing.TB) seedTables {
+	t.Helper()
+	data, err := os.ReadFile(seedTablesPath)
+	if err != nil {
+		t.Fatalf("reading the seed tables: %v", err)
+	}
+	var s seedTables
+	if err := yaml.Unmarshal(data, &s); err != nil {
+		t.Fatalf("%s: %v", seedTablesPath, err)
+	}
+	if len(s.Heterogeneous.OptimalMapping) != 11 {
+		t.Fatalf("%s has %d Table V mappings, want 11", seedTablesPath, len(s.Heterogeneous.OptimalMapping))
+	}
+	return s
+}
+
+// TestSeedTablesCopyMatchesShared keeps reference/seed-tables.yaml
+// identical to the shared original when the original is there.
+func TestSeedTablesCopyMatchesShared(t *testing.T) {
+	shared, err := os.ReadFile(sharedPath)
+	if os.IsNotExist(err) {
+		t.Skipf("%s not present (fresh clone): nothing to compare", filepath.Clean(sharedPath))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := os.ReadFile(seedTablesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(shared, local) {
+		t.Fatalf("%s differs from %s: copy the shared file over the repository's", seedTablesPath, sharedPath)
+	}
+}

@@ -1,0 +1,41 @@
+// Package hw simulates the devices of a heterogeneous CPU-GPU-FPGA platform
+// for the primitives of deep reinforcement learning.
+//
+// Device specs are data (Platform, parsed and validated from YAML by
+// ParsePlatform; presets in presets/devices). A Workload is a plain
+// description of a training run (layer shapes, passes per gradient step,
+// batch, replay capacity, fanout); hw imports nothing of core, so the
+// engine translates its networks into it.
+//
+// Cost models (Estimator) charge every primitive to every device, from the
+// papers' equations and the specs; docs/models.md gives each equation, its
+// section and the source of each constant:
+//
+//   - training step: framework ops on the CPU (roofline with threads plus a
+//     per-op dispatch cost) and the GPU (tile-wave GEMMs, memory roofline,
+//     max of launch and execution per op: 003 §2.4); the FPGA learner
+//     pipeline of 000 §IV-B3 and §VI-A2, (PI + n - 1) T_max + T_WU.
+//   - prefix-sum sampling and priority update: CPU threads with cache- and
+//     DRAM-latency per tree level and coherence misses at the top levels
+//     (000 §IV-C2, §IV-D2); GPU launch, per-level latency and the serialized
+//     root (000 §IV-C3, §IV-D3); FPGA B/S x F and B/S cycles (000 §VI-A2)
+//     with the fixed-point tree of §IV-C4.
+//   - PCIe transfers, insertion, inference, GAE.
+//
+// Cycle-level simulations return per-stage occupancy as run-length encoded
+// busy intervals (Timeline, StageTrace), which a UI turns into busy/idle
+// strips with Bins in O(width + intervals): the RMM samplers and updaters
+// (SimulateRMM), the learner pipeline (SimulateLearner), the P x P systolic
+// array in NS, WS and IS with streamed or separate folds (SimulateGEMM,
+// checked against the register-level StepGEMM and 003 Eq. 5), and the GAE
+// processing elements with k-step lookahead (SimulateGAE, 004).
+//
+// Invariants: every Timeline interval lies in [0, Cycles); streamed GEMM
+// cycles never exceed Eq. 5 and equal it when the last fold fills the
+// array; the simulations equal their closed forms on balanced inputs.
+//
+// Cost: Estimator queries allocate nothing and take about a microsecond
+// (one pass over the step's framework ops); FPGA queries are O(1). The
+// simulations allocate their timelines and cost O(cycles) (StepGEMM
+// O(P^2 cycles), for tests).
+package hw

@@ -1,0 +1,196 @@
+package hw
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// ParsePlatform decodes a platform YAML document and validates every field.
+// name labels error messages (usually the file name). Unknown fields are
+// rejected; decode errors carry line:column from the YAML decoder, and
+// range errors name the field, its value, the accepted range and, where it
+// can be found, the line:column of the value.
+func ParsePlatform(name string, data []byte) (*Platform, error) {
+	var p Platform
+	if err := yaml.UnmarshalWithOptions(data, &p, yaml.DisallowUnknownField()); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
+	}
+	problems := p.validate()
+	if len(problems) == 0 {
+		return &p, nil
+	}
+	file, _ := parser.ParseBytes(data, 0)
+	msgs := make([]string, 0, len(problems))
+	for _, pr := range problems {
+		msgs = append(msgs, name+":"+position(file, pr.path)+" "+pr.msg)
+	}
+	return nil, errors.New(strings.Join(msgs, "\n"))
+}
+
+// position returns "line:col:" of the node at a YAML path, or "" when the
+// path is absent from the document (a required field left out).
+func position(file *ast.File, path string) string {
+	if file == nil {
+		return ""
+	}
+	p, err := yaml.PathString("$." + path)
+	if err != nil {
+		return ""
+	}
+	node, err := p.FilterFile(file)
+	if err != nil || node == nil {
+		return ""
+	}
+	tk := node.GetToken()
+	if tk == nil || tk.Position == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:", tk.Position.Line, tk.Position.Column)
+}
+
+// problem is one validation failure at a YAML path.
+type problem struct {
+	path string
+	msg  string
+}
+
+// checker accumulates validation problems.
+type checker struct{ problems []problem }
+
+func (c *checker) add(path, format string, args ...any) {
+	c.problems = append(c.problems, problem{path, fmt.Sprintf(format, args...)})
+}
+
+// intIn checks lo <= v <= hi.
+func (c *checker) intIn(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		c.add(path, "%s = %d is out of range: must be %d..%d", path, v, lo, hi)
+	}
+}
+
+// floatIn checks lo <= v <= hi and that v is finite.
+func (c *checker) floatIn(path string, v, lo, hi float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < lo || v > hi {
+		c.add(path, "%s = %g is out of range: must be %g..%g", path, v, lo, hi)
+	}
+}
+
+// nonEmpty checks a required string.
+func (c *checker) nonEmpty(path, v string) {
+	if strings.TrimSpace(v) == "" {
+		c.add(path, "%s is empty: a name is required", path)
+	}
+}
+
+func (p *Platform) validate() []problem {
+	var c checker
+	c.nonEmpty("name", p.Name)
+	if p.CPU == nil && p.GPU == nil && p.FPGA == nil {
+		c.add("name", "platform %q has no device: give at least one of cpu, gpu, fpga", p.Name)
+	}
+	if p.CPU != nil {
+		p.CPU.validate(&c, "cpu")
+	}
+	if p.GPU != nil {
+		p.GPU.validate(&c, "gpu")
+	}
+	if p.FPGA != nil {
+		p.FPGA.validate(&c, "fpga")
+	}
+	if (p.GPU != nil || p.FPGA != nil) && p.CPU != nil && p.Link == nil {
+		c.add("link", "link is missing: a platform with a CPU and an accelerator needs the PCIe link")
+	}
+	if p.Link != nil {
+		p.Link.validate(&c, "link")
+	}
+	return c.problems
+}
+
+func (s *CPUSpec) validate(c *checker, at string) {
+	c.nonEmpty(at+".model", s.Model)
+	c.intIn(at+".cores", s.Cores, 1, 4096)
+	c.floatIn(at+".clock_ghz", s.ClockGHz, 0.1, 10)
+	c.floatIn(at+".peak_gflops", s.PeakGFLOPS, 0.1, 1e6)
+	c.floatIn(at+".mem_bw_gbs", s.MemBWGBs, 0.1, 1e5)
+	c.floatIn(at+".memory_gb", s.MemoryGB, 0.01, 1e6)
+	c.floatIn(at+".l1_kb", s.L1KB, 1, 1e4)
+	c.floatIn(at+".l2_kb", s.L2KB, 1, 1e6)
+	c.floatIn(at+".llc_mb", s.LLCMB, 0.01, 1e4)
+	c.floatIn(at+".l1_latency_cycles", s.L1LatencyCycles, 1, 100)
+	c.floatIn(at+".l2_latency_cycles", s.L2LatencyCycles, 1, 1000)
+	c.floatIn(at+".llc_latency_cycles", s.LLCLatencyCycles, 1, 10000)
+	c.floatIn(at+".dram_latency_cycles", s.DRAMLatencyCycles, 1, 100000)
+	c.floatIn(at+".branch_miss_cycles", s.BranchMissCycles, 0, 1000)
+	c.floatIn(at+".atomic_cycles", s.AtomicCycles, 0, 10000)
+	c.floatIn(at+".op_overhead_us", s.OpOverheadUS, 0, 1e5)
+	c.floatIn(at+".parallel_region_us", s.ParallelRegionUS, 0, 1e5)
+	c.intIn(at+".train_threads", s.TrainThreads, 1, s.Cores)
+	c.intIn(at+".rmm_threads", s.RMMThreads, 1, s.Cores)
+	if !(s.L1LatencyCycles <= s.L2LatencyCycles && s.L2LatencyCycles <= s.LLCLatencyCycles && s.LLCLatencyCycles <= s.DRAMLatencyCycles) {
+		c.add(at+".dram_latency_cycles", "%s cache latencies must not decrease from L1 to DRAM (got %g, %g, %g, %g)", at, s.L1LatencyCycles, s.L2LatencyCycles, s.LLCLatencyCycles, s.DRAMLatencyCycles)
+	}
+}
+
+func (s *GPUSpec) validate(c *checker, at string) {
+	c.nonEmpty(at+".model", s.Model)
+	c.intIn(at+".sms", s.SMs, 1, 10000)
+	c.floatIn(at+".clock_ghz", s.ClockGHz, 0.1, 10)
+	c.floatIn(at+".peak_gflops", s.PeakGFLOPS, 1, 1e7)
+	c.floatIn(at+".mem_bw_gbs", s.MemBWGBs, 1, 1e6)
+	c.floatIn(at+".memory_gb", s.MemoryGB, 0.01, 1e5)
+	c.floatIn(at+".l2_mb", s.L2MB, 0.01, 1e4)
+	c.floatIn(at+".l2_latency_cycles", s.L2LatencyCycles, 1, 10000)
+	c.floatIn(at+".dram_latency_cycles", s.DRAMLatencyCycles, 1, 100000)
+	c.floatIn(at+".launch_us", s.LaunchUS, 0, 1e5)
+	c.intIn(at+".threads_per_sm", s.ThreadsPerSM, 32, 65536)
+	if len(s.GEMMTiles) == 0 {
+		c.add(at+".gemm_tiles", "%s.gemm_tiles is empty: give at least one tile edge, e.g. [32, 64, 128]", at)
+	}
+	for i, t := range s.GEMMTiles {
+		c.intIn(fmt.Sprintf("%s.gemm_tiles[%d]", at, i), t, 1, 4096)
+	}
+}
+
+func (s *FPGASpec) validate(c *checker, at string) {
+	c.nonEmpty(at+".model", s.Model)
+	c.floatIn(at+".clock_mhz", s.ClockMHz, 1, 2000)
+	c.floatIn(at+".peak_gops", s.PeakGOPS, 0, 1e7)
+	c.floatIn(at+".mem_bw_gbs", s.MemBWGBs, 0, 1e5)
+	c.floatIn(at+".memory_gb", s.MemoryGB, 0, 1e5)
+	c.intIn(at+".slrs (count)", len(s.SLRs), 1, 16)
+	for i, r := range s.SLRs {
+		p := fmt.Sprintf("%s.slrs[%d]", at, i)
+		c.intIn(p+".dsp", r.DSP, 0, 1_000_000)
+		c.intIn(p+".lut", r.LUT, 0, 100_000_000)
+		c.intIn(p+".ff", r.FF, 0, 200_000_000)
+		c.intIn(p+".bram", r.BRAM, 0, 1_000_000)
+		c.floatIn(p+".sram_mb", r.SRAMMB, 0, 1e5)
+	}
+	c.intIn(at+".rmm_slrs", s.RMMSLRs, 0, max(0, len(s.SLRs)-1))
+	c.intIn(at+".dsp_per_mac", s.DSPPerMAC, 1, 64)
+	c.intIn(at+".dsp_per_add", s.DSPPerAdd, 0, 64)
+	c.intIn(at+".fadd_latency_cycles", s.FAddLatencyCycles, 1, 64)
+	c.intIn(at+".rmm_dsp_per_stage", s.RMMDSPPerStage, 0, 64)
+	c.intIn(at+".rmm_lut_per_stage", s.RMMLUTPerStage, 0, 1_000_000)
+	c.intIn(at+".rmm_ff_per_stage", s.RMMFFPerStage, 0, 1_000_000)
+	c.intIn(at+".rmm_leaf_bits", s.RMMLeafBits, 1, 64)
+	c.intIn(at+".rmm_fifo_depth", s.RMMFIFODepth, 1, 1<<20)
+	c.intIn(at+".gae_pe_lut", s.GAEPELUT, 0, 1_000_000)
+	c.intIn(at+".gae_pe_ff", s.GAEPEFF, 0, 1_000_000)
+	c.intIn(at+".gae_pe_dsp", s.GAEPEDSP, 0, 10_000)
+	c.intIn(at+".gae_loop_latency_cycles", s.GAELoopLatencyCycles, 1, 64)
+	c.floatIn(at+".bram_kbits", s.BRAMKbits, 1, 1e4)
+	c.intIn(at+".bram_port_bytes", s.BRAMPortBytes, 1, 1024)
+}
+
+func (s *LinkSpec) validate(c *checker, at string) {
+	c.nonEmpty(at+".name", s.Name)
+	c.floatIn(at+".gbs", s.GBs, 0.001, 1e5)
+	c.floatIn(at+".latency_us", s.LatencyUS, 0, 1e6)
+}

@@ -1,0 +1,182 @@
+package hw
+
+// Platform is a heterogeneous platform: a multi-core CPU, a GPU, an FPGA and
+// the PCIe links that join each accelerator to the CPU (000 Fig. 2). A
+// section left out of the YAML is nil; the DSE needs all three devices,
+// HEPPO sizing needs only the FPGA.
+type Platform struct {
+	Name string    `yaml:"name"`
+	Doc  string    `yaml:"doc"`
+	CPU  *CPUSpec  `yaml:"cpu"`
+	GPU  *GPUSpec  `yaml:"gpu"`
+	FPGA *FPGASpec `yaml:"fpga"`
+	Link *LinkSpec `yaml:"link"`
+}
+
+// CPUSpec describes a multi-core CPU (000 Table IV, 000 §IV-C2, §IV-D2).
+type CPUSpec struct {
+	Model string `yaml:"model"`
+	// Cores is the number of hardware threads available to the run.
+	Cores int `yaml:"cores"`
+	// ClockGHz is the core clock.
+	ClockGHz float64 `yaml:"clock_ghz"`
+	// PeakGFLOPS is the fp32 rate of the whole CPU as Table IV gives it.
+	PeakGFLOPS float64 `yaml:"peak_gflops"`
+	// MemBWGBs is the DRAM bandwidth in GB/s.
+	MemBWGBs float64 `yaml:"mem_bw_gbs"`
+	// MemoryGB is the DRAM capacity that can hold the data storage.
+	MemoryGB float64 `yaml:"memory_gb"`
+	// L1KB, L2KB are per-core cache sizes; LLCMB the shared last level.
+	L1KB  float64 `yaml:"l1_kb"`
+	L2KB  float64 `yaml:"l2_kb"`
+	LLCMB float64 `yaml:"llc_mb"`
+	// Load-to-use latencies in core cycles.
+	L1LatencyCycles   float64 `yaml:"l1_latency_cycles"`
+	L2LatencyCycles   float64 `yaml:"l2_latency_cycles"`
+	LLCLatencyCycles  float64 `yaml:"llc_latency_cycles"`
+	DRAMLatencyCycles float64 `yaml:"dram_latency_cycles"`
+	// BranchMissCycles is the branch misprediction penalty.
+	BranchMissCycles float64 `yaml:"branch_miss_cycles"`
+	// AtomicCycles is an uncontended locked read-modify-write.
+	AtomicCycles float64 `yaml:"atomic_cycles"`
+	// OpOverheadUS is the framework's fixed cost per tensor operation
+	// (dispatch), paid by every op of a CPU training step.
+	OpOverheadUS float64 `yaml:"op_overhead_us"`
+	// ParallelRegionUS is the fork/join cost of one OpenMP parallel region.
+	ParallelRegionUS float64 `yaml:"parallel_region_us"`
+	// TrainThreads is the number of threads of the CPU learner (000 §VII-C: 16).
+	TrainThreads int `yaml:"train_threads"`
+	// RMMThreads is the number of threads of the CPU replay manager when it
+	// shares the CPU with the learner (000 §VI-B: 1).
+	RMMThreads int `yaml:"rmm_threads"`
+}
+
+// GPUSpec describes a GPU (000 Table IV, 003 §2.4).
+type GPUSpec struct {
+	Model string `yaml:"model"`
+	// SMs is the number of streaming multiprocessors.
+	SMs int `yaml:"sms"`
+	// ClockGHz is the boost clock.
+	ClockGHz float64 `yaml:"clock_ghz"`
+	// PeakGFLOPS is the fp32 peak (Table IV: 12.15 TOPS).
+	PeakGFLOPS float64 `yaml:"peak_gflops"`
+	// MemBWGBs is the device memory bandwidth.
+	MemBWGBs float64 `yaml:"mem_bw_gbs"`
+	// MemoryGB is the device memory capacity.
+	MemoryGB float64 `yaml:"memory_gb"`
+	// L2MB is the L2 cache size.
+	L2MB float64 `yaml:"l2_mb"`
+	// L2LatencyCycles is the L2 hit latency (003 §2.4: ~200 cycles).
+	L2LatencyCycles float64 `yaml:"l2_latency_cycles"`
+	// DRAMLatencyCycles is the extra latency of a device-memory access past
+	// L2 (000 §IV-D4: 80-150 cycles for GDDR).
+	DRAMLatencyCycles float64 `yaml:"dram_latency_cycles"`
+	// LaunchUS is the host cost of launching one kernel (003 §2.4).
+	LaunchUS float64 `yaml:"launch_us"`
+	// ThreadsPerSM is the number of resident threads per SM.
+	ThreadsPerSM int `yaml:"threads_per_sm"`
+	// GEMMTiles lists the square output tile edges a GEMM library may pick
+	// (one thread block per tile).
+	GEMMTiles []int `yaml:"gemm_tiles"`
+}
+
+// FPGASpec describes a multi-die FPGA board (000 Table IV and §VI-A2).
+type FPGASpec struct {
+	Model string `yaml:"model"`
+	// ClockMHz is the kernel clock of the learner and the RMM.
+	ClockMHz float64 `yaml:"clock_mhz"`
+	// PeakGOPS is the vendor peak (Table IV: 0.68 TOPS INT32); reported only.
+	PeakGOPS float64 `yaml:"peak_gops"`
+	// MemBWGBs is the off-chip DDR bandwidth.
+	MemBWGBs float64 `yaml:"mem_bw_gbs"`
+	// MemoryGB is the off-chip DDR capacity.
+	MemoryGB float64 `yaml:"memory_gb"`
+	// SLRs are the super logic regions (dies), each with its own budget.
+	SLRs []SLRSpec `yaml:"slrs"`
+	// RMMSLRs is the number of SLRs reserved for the replay manager; the
+	// learner gets the rest (000 §VI-A2: 1 and 2).
+	RMMSLRs int `yaml:"rmm_slrs"`
+	// DSPPerMAC is the DSP cost of one fp32 multiply-accumulate unit.
+	DSPPerMAC int `yaml:"dsp_per_mac"`
+	// DSPPerAdd is the DSP cost of one fp32 adder (weight update).
+	DSPPerAdd int `yaml:"dsp_per_add"`
+	// FAddLatencyCycles is the latency of an fp32 adder; an accumulation
+	// that feeds back into itself can start once per this many cycles
+	// (000 §IV-C4).
+	FAddLatencyCycles int `yaml:"fadd_latency_cycles"`
+	// RMM resource costs of one sampler or updater stage.
+	RMMDSPPerStage int `yaml:"rmm_dsp_per_stage"`
+	RMMLUTPerStage int `yaml:"rmm_lut_per_stage"`
+	RMMFFPerStage  int `yaml:"rmm_ff_per_stage"`
+	RMMLeafBits    int `yaml:"rmm_leaf_bits"`
+	RMMFIFODepth   int `yaml:"rmm_fifo_depth"`
+	// GAE processing element (004) costs for 2-step lookahead; they grow
+	// with the square of the lookahead (004 Fig. 11).
+	GAEPELUT int `yaml:"gae_pe_lut"`
+	GAEPEFF  int `yaml:"gae_pe_ff"`
+	GAEPEDSP int `yaml:"gae_pe_dsp"`
+	// GAELoopLatencyCycles is the latency of the GAE feedback loop
+	// (multiply-add); k-step lookahead with k >= it removes the bubbles.
+	GAELoopLatencyCycles int `yaml:"gae_loop_latency_cycles"`
+	// BRAMKbits is the size of one block RAM; BRAMPortBytes its port width.
+	BRAMKbits     float64 `yaml:"bram_kbits"`
+	BRAMPortBytes int     `yaml:"bram_port_bytes"`
+}
+
+// SLRSpec is the resource budget of one super logic region.
+type SLRSpec struct {
+	DSP    int     `yaml:"dsp"`
+	LUT    int     `yaml:"lut"`
+	FF     int     `yaml:"ff"`
+	BRAM   int     `yaml:"bram"`
+	SRAMMB float64 `yaml:"sram_mb"`
+}
+
+// LinkSpec describes the CPU-accelerator interconnect (000 §VII-A: PCIe,
+// 16 GB/s). GPU and FPGA each have their own link to the CPU; traffic between
+// them crosses both.
+type LinkSpec struct {
+	Name      string  `yaml:"name"`
+	GBs       float64 `yaml:"gbs"`
+	LatencyUS float64 `yaml:"latency_us"`
+}
+
+// Resources counts FPGA resources.
+type Resources struct {
+	DSP    int     `json:"dsp"`
+	LUT    int     `json:"lut"`
+	FF     int     `json:"ff"`
+	BRAM   int     `json:"bram"`
+	SRAMMB float64 `json:"sram_mb"`
+}
+
+// Add returns r + o.
+func (r Resources) Add(o Resources) Resources {
+	return Resources{DSP: r.DSP + o.DSP, LUT: r.LUT + o.LUT, FF: r.FF + o.FF, BRAM: r.BRAM + o.BRAM, SRAMMB: r.SRAMMB + o.SRAMMB}
+}
+
+// Fits reports whether r fits within budget b.
+func (r Resources) Fits(b Resources) bool {
+	return r.DSP <= b.DSP && r.LUT <= b.LUT && r.FF <= b.FF && r.BRAM <= b.BRAM && r.SRAMMB <= b.SRAMMB
+}
+
+// Budget returns the summed resources of SLRs [from, to).
+func (f *FPGASpec) Budget(from, to int) Resources {
+	var b Resources
+	for _, s := range f.SLRs[from:to] {
+		b = b.Add(Resources{DSP: s.DSP, LUT: s.LUT, FF: s.FF, BRAM: s.BRAM, SRAMMB: s.SRAMMB})
+	}
+	return b
+}
+
+// Total returns the resources of the whole device.
+func (f *FPGASpec) Total() Resources { return f.Budget(0, len(f.SLRs)) }
+
+// LearnerSLRs returns the SLRs given to the learner (all but the RMM's).
+func (f *FPGASpec) LearnerSLRs() []SLRSpec { return f.SLRs[f.RMMSLRs:] }
+
+// RMMBudget returns the resources of the SLRs reserved for the RMM.
+func (f *FPGASpec) RMMBudget() Resources { return f.Budget(0, f.RMMSLRs) }
+
+// Hz returns the FPGA clock in Hz.
+func (f *FPGASpec) Hz() float64 { return f.ClockMHz * 1e6 }
