@@ -1,0 +1,5 @@
+//go:build !race
+
+package gae
+
+const raceEnabled = false
