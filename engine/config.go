@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config describes one run: the workload, the algorithm, its sizes and the
+// device mapping. The zero value of a field means its default (Defaults).
+// Configs are loaded from YAML (ParseConfig), set from flags, or edited in
+// the explorer; Validate checks them.
+type Config struct {
+	Name string `yaml:"name,omitempty" json:"name,omitempty"` // preset name, for display
+
+	Env  string `yaml:"env" json:"env"`   // an environment id of core/env, e.g. "CartPole-v1"
+	Algo string `yaml:"algo" json:"algo"` // "dqn", "ddpg", "td3" or "ppo"
+	Seed uint64 `yaml:"seed" json:"seed"`
+
+	// Off-policy learners: the learner's batch, the replay buffer's capacity
+	// and fanout, the actors, the learners (SPO, 001 ch. 5) and the number
+	// of batches sampled ahead of the learner, D (000 §V-A).
+	Batch    int `yaml:"batch,omitempty" json:"batch,omitempty"`
+	Capacity int `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+	Fanout   int `yaml:"fanout,omitempty" json:"fanout,omitempty"`
+	Actors   int `yaml:"actors,omitempty" json:"actors,omitempty"`
+	Learners int `yaml:"learners,omitempty" json:"learners,omitempty"`
+	Depth    int `yaml:"depth,omitempty" json:"depth,omitempty"`
+
+	// PPO: N environments, T steps each per iteration, K epochs of M
+	// minibatches (003 §2.1).
+	Envs        int `yaml:"envs,omitempty" json:"envs,omitempty"`
+	Horizon     int `yaml:"horizon,omitempty" json:"horizon,omitempty"`
+	Epochs      int `yaml:"epochs,omitempty" json:"epochs,omitempty"`
+	Minibatches int `yaml:"minibatches,omitempty" json:"minibatches,omitempty"`
+
+	// Mapping is "auto" (ask the design-space exploration) or a
+	// Learner-RMM-Storage mapping such as "G-F-G" (C = CPU, G = GPU,
+	// F = FPGA). Devices names a device-spec YAML file; empty means the
+	// embedded platform of 000 Table IV.
+	Mapping string `yaml:"mapping,omitempty" json:"mapping,omitempty"`
+	Devices string `yaml:"devices,omitempty" json:"devices,omitempty"`
+
+	// Budget: the run finishes after Steps environment steps or Duration of
+	// host time, whichever comes first; zero means no limit.
+	Steps    int64         `yaml:"steps,omitempty" json:"steps,omitempty"`
+	Duration time.Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+}
+
+// Algorithms lists the algorithms a run can use.
+var Algorithms = []string{"dqn", "ddpg", "td3", "ppo"}
+
+// Range is the accepted interval of an integer field.
+type Range struct {
+	Field    string // the YAML name of the field
+	Min, Max int64
+	Help     string
+}
+
+// Ranges are the accepted values of the integer fields, for validation and
+// for the explorer's form.
+var Ranges = []Range{
+	{"batch", 1, 65536, "learner batch size B"},
+	{"capacity", 1, 1 << 26, "replay capacity"},
+	{"fanout", 2, 4096, "sum-tree fanout K"},
+	{"actors", 1, 256, "actors collecting data"},
+	{"learners", 1, 16, "learners (SPO, one buffer bank each)"},
+	{"depth", 1, 4096, "batches sampled ahead of the learner, D"},
+	{"envs", 1, 1024, "PPO environments N"},
+	{"horizon", 1, 65536, "PPO steps per environment per iteration T"},
+	{"epochs", 1, 100, "PPO epochs K"},
+	{"minibatches", 1, 4096, "PPO minibatches per epoch M"},
+	{"steps", 0, 1 << 40, "environment steps to run, 0 for no limit"},
+}
+
+// RangeOf returns the range of the named field.
+func RangeOf(field string) (Range, bool) {
+	i := slices.IndexFunc(Ranges, func(r Range) bool { return r.Field == field })
+	if i < 0 {
+		return Range{}, false
+	}
+	return Ranges[i], true
+}
+
+// intFields returns the integer fields of c by YAML name.
+func (c *Config) intFields() map[string]int64 {
+	return map[string]int64{
+		"batch": int64(c.Batch), "capacity": int64(c.Capacity), "fanout": int64(c.Fanout),
+		"actors": int64(c.Actors), "learners": int64(c.Learners), "depth": int64(c.Depth),
+		"envs": int64(c.Envs), "horizon": int64(c.Horizon), "epochs": int64(c.Epochs),
+		"minibatches": int64(c.Minibatches), "steps": c.Steps,
+	}
+}
+
+// FieldError reports a field whose value is not accepted.
+type FieldError struct {
+	Field  string // YAML name
+	Value  string
+	Reason string // what is accepted
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s %s is not allowed: %s", e.Field, e.Value, e.Reason)
+}
+
+// ValidateMapping checks a mapping string: "auto", or three device letters
+// (C, G, F) joined by dashes for the learner, the replay manager and the data
+// storage.
+func ValidateMapping(m string) error {
+	if m == "" || m == "auto" {
+		return nil
+	}
+	parts := strings.Split(m, "-")
+	ok := len(parts) == 3
+	for _, p := range parts {
+		ok = ok && (p == "C" || p == "G" || p == "F")
+	}
+	if !ok {
+		return &FieldError{"mapping", fmt.Sprintf("%q", m), `use "auto" or Learner-RMM-Storage devices from C, G, F, e.g. "G-F-G"`}
+	}
+	return nil
+}
+
+// Defaults returns c with every zero field set to its default. Off-policy
+// defaults follow CleanRL's dqn.py (batch 128, buffer 10000) with one actor
+// and D = 1; PPO defaults follow CleanRL's ppo.py (4 environments, 128
+// steps, 4 epochs of 4 minibatches).
+func (c Config) Defaults() Config {
+	set := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.Env == "" {
+		c.Env = "CartPole-v1"
+	}
+	if c.Algo == "" {
+		c.Algo = "dqn"
+	}
+	c.Algo = strings.ToLower(c.Algo)
+	if c.Mapping == "" {
+		c.Mapping = "auto"
+	}
+	set(&c.Batch, 128)
+	set(&c.Capacity, 10_000)
+	set(&c.Fanout, 16)
+	set(&c.Actors, 1)
+	set(&c.Learners, 1)
+	set(&c.Depth, 1)
+	set(&c.Envs, 4)
+	set(&c.Horizon, 128)
+	set(&c.Epochs, 4)
+	set(&c.Minibatches, 4)
+	return c
+}
+
+// Validate checks c (after Defaults) and returns the first problem as a
+// *FieldError naming the field, its value and what is accepted.
+func (c Config) Validate() error {
+	c = c.Defaults()
+	spec, err := envSpec(c.Env)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(Algorithms, c.Algo) {
+		return &FieldError{"algo", fmt.Sprintf("%q", c.Algo), "use one of " + strings.Join(Algorithms, ", ")}
+	}
+	discrete := spec.Act.Discrete()
+	switch {
+	case c.Algo == "dqn" && !discrete:
+		return &FieldError{"algo", `"dqn"`, fmt.Sprintf("%s has continuous actions: use ddpg, td3 or ppo", c.Env)}
+	case (c.Algo == "ddpg" || c.Algo == "td3") && discrete:
+		return &FieldError{"algo", fmt.Sprintf("%q", c.Algo), fmt.Sprintf("%s has discrete actions: use dqn or ppo", c.Env)}
+	}
+	ints := c.intFields()
+	for _, r := range Ranges {
+		if v := ints[r.Field]; v < r.Min || v > r.Max {
+			return &FieldError{r.Field, fmt.Sprint(v), fmt.Sprintf("%s must be %d..%d", r.Help, r.Min, r.Max)}
+		}
+	}
+	if c.Algo == "ppo" {
+		if n := c.Envs * c.Horizon; n%c.Minibatches != 0 || c.Minibatches > n {
+			return &FieldError{"minibatches", fmt.Sprint(c.Minibatches),
+				fmt.Sprintf("must divide the %d samples of an iteration (envs x horizon)", n)}
+		}
+	} else if c.Batch > c.Capacity {
+		return &FieldError{"batch", fmt.Sprint(c.Batch), fmt.Sprintf("must be at most the capacity, %d", c.Capacity)}
+	}
+	if c.Duration < 0 {
+		return &FieldError{"duration", c.Duration.String(), "must be >= 0 (0 for no limit)"}
+	}
+	return ValidateMapping(c.Mapping)
+}

@@ -1,0 +1,240 @@
+package engine
+
+import "time"
+
+// State is the life-cycle state of a run.
+type State int
+
+const (
+	Starting State = iota // building the workload and the mapping
+	Running
+	Paused
+	Finished // reached its step or time budget
+	Stopped  // stopped by the user or a cancelled context
+	Failed   // stopped by an error
+)
+
+func (s State) String() string {
+	switch s {
+	case Starting:
+		return "starting"
+	case Running:
+		return "running"
+	case Paused:
+		return "paused"
+	case Finished:
+		return "finished"
+	case Stopped:
+		return "stopped"
+	case Failed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// Done reports whether the run has ended.
+func (s State) Done() bool { return s >= Finished }
+
+// Snapshot is what a run publishes for viewers, a consistent copy of its
+// state at one moment. Runs publish snapshots at a bounded rate and keep
+// only the latest: a viewer that falls behind misses snapshots, never slows
+// the training. A snapshot is immutable once published; viewers may keep it.
+//
+// Every rate says which clock it is on: Host is the wall clock of the
+// machine running rlx, Sim the simulated platform the primitives are charged
+// to.
+type Snapshot struct {
+	Seq    uint64 // increases with every snapshot of a run: a data version for caches
+	State  State
+	Config Config // the configuration running, with defaults filled in
+	Err    string // why the run failed, when State is Failed
+
+	HostElapsed time.Duration // wall time since the run started, pauses excluded
+	SimElapsed  float64       // simulated platform seconds since the run started
+
+	Counters Counters
+	Host     Rates // on the host wall clock
+	Sim      Rates // on the simulated platform clock
+
+	Learning Learning
+	Replay   ReplayStats // zero for PPO
+	Queues   []QueueStat // the bounded queues between processing units
+	Tree     TreeView    // the latest sum-tree traversal; empty for PPO
+	Devices  []DeviceView
+	Mapping  MappingView
+	History  History
+}
+
+// Counters are totals since the start of the run.
+type Counters struct {
+	EnvSteps   int64 // environment steps, all actors
+	GradSteps  int64 // learner gradient steps (PPO: minibatch updates)
+	Iterations int64 // PPO iterations; 0 for off-policy algorithms
+	Episodes   int64 // episodes finished
+	Samples    int64 // transitions sampled from the replay buffer
+	GAE        int64 // advantage elements computed (PPO)
+}
+
+// Rates are throughputs over the recent past (000 §II-C, 003 §5.3.1, 004).
+type Rates struct {
+	GPS float64 // learner gradient steps per second
+	SPS float64 // environment steps per second
+	IPS float64 // PPO: samples collected per second over a whole iteration
+	GAE float64 // advantage elements per second
+}
+
+// Learning summarizes episode returns and the latest losses. Returns of
+// workload environments (Hopper-workload, Pong-workload, ...) mean nothing:
+// Meaningful is false for them and viewers must say so.
+type Learning struct {
+	Meaningful bool
+	LastReturn float64 // the last episode finished
+	Mean100    float64 // the mean of the last 100 episodes
+	MinReturn  float64 // over the last 100 episodes
+	MaxReturn  float64
+	Losses     []Loss // in a fixed order per algorithm
+}
+
+// Loss is a named scalar the learner reports (value loss, policy loss,
+// entropy, TD error, approximate KL, ...).
+type Loss struct {
+	Name  string
+	Value float64
+}
+
+// ReplayStats describes the prioritized replay buffer of an off-policy run.
+type ReplayStats struct {
+	Len, Cap       int
+	MeanStaleness  float64 // priority updates a batch missed between sampling and its update (000 §V-A)
+	MaxStaleness   int64
+	Skipped        uint64 // priority updates dropped because the slot was rewritten
+	MinPriority    float64
+	MaxPriority    float64
+	PresampleReady int // batches sampled ahead and waiting for the learner
+}
+
+// QueueStat describes one bounded FIFO between processing units (000 §V-B,
+// Fig. 7).
+type QueueStat struct {
+	Name      string  // e.g. "actors -> storage"
+	Len, Cap  int     // occupancy now
+	InPerSec  float64 // items entering per host second
+	OutPerSec float64
+}
+
+// TreeView is what the sum-tree pane draws: the top levels of the tree, the
+// latest prefix-sum walk and the latest priority-update path.
+type TreeView struct {
+	Fanout int
+	Height int
+	// Levels holds the values of the top levels, root first, at most
+	// MaxTreeLevels levels and MaxTreeNodes nodes per level (a level with
+	// more nodes is cut, and LevelLen tells its true length).
+	Levels   [][]float64
+	LevelLen []int
+	Walk     Walk
+	// Update is the path a priority update of leaf UpdateLeaf recomputed:
+	// the node index at each level, leaf first, root last.
+	UpdateLeaf int
+	Update     []int
+}
+
+// Limits of TreeView.
+const (
+	MaxTreeLevels = 4
+	MaxTreeNodes  = 256
+)
+
+// Walk is one prefix-sum search, root to leaf (a copy of sumtree.Path).
+type Walk struct {
+	U     float64 // the target
+	Total float64 // the root value at the time
+	Leaf  int     // the leaf found; -1 if none
+	Steps []WalkStep
+}
+
+// WalkStep is the visit of one internal node.
+type WalkStep struct {
+	Level    int
+	Node     int       // index within its level
+	Target   float64   // the target on arrival, relative to the node's subtree
+	Children []float64 // the children's values as read
+	Partial  float64   // running sum of the children left of the one taken
+	Child    int       // the child taken
+	Edge     bool      // the walk ran past the end of the children (rounding)
+}
+
+// DeviceView is the recent activity of one simulated device or link: each
+// stage's busy intervals over the window [From, To) of simulated time.
+type DeviceView struct {
+	Name   string // "CPU", "GPU", "FPGA", "PCIe CPU-GPU", ...
+	From   float64
+	To     float64
+	Stages []StageView
+}
+
+// StageView is one pipeline stage or functional unit of a device (the
+// learner pipeline's stages, an RMM sampler bank, the systolic array, a GAE
+// PE, the actors, a link direction).
+type StageView struct {
+	Name        string
+	Busy        []Interval // sorted, disjoint, clipped to the window
+	Utilization float64    // busy fraction of the window, 0..1
+}
+
+// Interval is [Start, End) in simulated seconds.
+type Interval struct{ Start, End float64 }
+
+// MappingView is the device mapping in use and what design-space
+// exploration (000 §VI) predicted for it.
+type MappingView struct {
+	Requested    string // "auto" or a mapping as given, e.g. "G-F-G"
+	Chosen       string // the mapping running, Learner-RMM-Storage
+	PredictedGPS float64
+	// Table is the primitive-platform performance table (000 §VI-A3):
+	// throughput in batches per second of the learner and the RMM on each
+	// device; 0 where a device cannot run the primitive.
+	Table            []DeviceThroughput
+	All              []MappingGPS // every mapping and its predicted GPS, best first
+	SecondBest       string
+	SpeedupOver      float64 // chosen over the second best
+	Worst            string
+	SpeedupOverWorst float64
+	FPGA             FPGAParams
+	Note             string // why the mapping was chosen, e.g. the GPU pruning of Algorithm 3
+}
+
+// DeviceThroughput is one row of the primitive-platform table.
+type DeviceThroughput struct {
+	Device     string  // "CPU", "GPU", "FPGA"
+	LearnerTP  float64 // gradient steps per second
+	RMMTP      float64 // sample+update rounds per second
+	LearnerSec float64 // seconds per learner step
+	RMMSec     float64 // seconds per RMM round
+}
+
+// MappingGPS is one mapping with its predicted throughput.
+type MappingGPS struct {
+	Mapping    string
+	GPS        float64
+	Bottleneck string // "learner", "rmm" or "transfer"
+}
+
+// FPGAParams are the FPGA architecture parameters chosen (000 §VI-A2).
+type FPGAParams struct {
+	DP, PI, S int // learner pipelines, sub-batch per pipeline, RMM banks
+}
+
+// History holds the recent series the charts draw, oldest first, one point
+// per snapshot, at most MaxHistory points.
+type History struct {
+	HostTime []float64 // seconds of host time at each point
+	SimTime  []float64 // seconds of simulated time
+	HostRate []float64 // host GPS (off-policy) or IPS (PPO)
+	SimRate  []float64 // the same on the simulated clock
+	Steps    []float64 // environment steps at each point
+	Return   []float64 // mean of the last 100 episode returns (NaN before the first)
+}
+
+// MaxHistory bounds History.
+const MaxHistory = 512
