@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"math"
+	"testing"
+)
+
+func TestResourceQueuesAndMerges(t *testing.T) {
+	var r resource
+	steps := []struct{ ready, dur, start, end float64 }{
+		{0, 1, 0, 1},
+		{0.5, 1, 1, 2},     // queued behind the first: touches, merged
+		{5, 2, 5, 7},       // idle gap
+		{6, 0.5, 7, 7.5},   // queued again
+		{100, 0, 100, 100}, // no work: no interval
+	}
+	for i, s := range steps {
+		start, end := r.run(s.ready, s.dur)
+		if start != s.start || end != s.end {
+			t.Fatalf("step %d: ran [%v, %v), want [%v, %v)", i, start, end, s.start, s.end)
+		}
+	}
+	iv, util := r.window(0, 10)
+	want := []Interval{{0, 2}, {5, 7.5}}
+	if len(iv) != len(want) || iv[0] != want[0] || iv[1] != want[1] {
+		t.Fatalf("intervals %v, want %v", iv, want)
+	}
+	if math.Abs(util-0.45) > 1e-12 || r.busy != 4.5 {
+		t.Errorf("utilization %v, busy %v; want 0.45 and 4.5", util, r.busy)
+	}
+	iv, util = r.window(1.5, 6)
+	if len(iv) != 2 || iv[0] != (Interval{1.5, 2}) || iv[1] != (Interval{5, 6}) || math.Abs(util-1.5/4.5) > 1e-12 {
+		t.Errorf("clipped window: %v, %v", iv, util)
+	}
+}
+
+func TestResourceRingKeepsTheLatest(t *testing.T) {
+	var r resource
+	for i := range 3 * ringSize {
+		r.run(float64(2*i), 1) // never touching: one interval each
+	}
+	iv, _ := r.window(0, math.Inf(1))
+	if len(iv) != ringSize || iv[len(iv)-1].Start != float64(2*(3*ringSize-1)) {
+		t.Errorf("%d intervals, last %v", len(iv), iv[len(iv)-1])
+	}
+}

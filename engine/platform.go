@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/core/nn"
+	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/presets"
+)
+
+// DefaultDevices is the embedded platform a run uses when Config.Devices is
+// empty: the CPU, GPU, FPGA and PCIe of 000 Table IV.
+const DefaultDevices = "table-iv"
+
+// loadPlatform returns the devices named by path: a YAML file, or the name
+// of an embedded device preset, or DefaultDevices when path is empty.
+func loadPlatform(path string) (*hw.Platform, error) {
+	if path == "" {
+		path = DefaultDevices
+	}
+	if data, err := presets.Device(path); err == nil {
+		return hw.ParsePlatform(path, data)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &FieldError{"devices", fmt.Sprintf("%q", path),
+			fmt.Sprintf("name a device YAML file or one of %s (%v)", strings.Join(presets.DeviceNames(), ", "), err)}
+	}
+	return hw.ParsePlatform(path, data)
+}
+
+// pass is one network of a training step with how often a step runs it:
+// forward passes, backward passes and weight-gradient accumulations.
+type pass struct {
+	name       string
+	shape      nn.Shape
+	fw, bw, wa int
+}
+
+// hwNet describes a network to the hardware models.
+func hwNet(p pass) hw.Net {
+	n := hw.Net{Name: p.name, FW: p.fw, BW: p.bw, WA: p.wa}
+	for _, l := range p.shape.Layers {
+		switch l.Kind {
+		case "dense":
+			n.Layers = append(n.Layers, hw.Layer{Kind: hw.Dense, In: l.In.Size(), Out: l.Out.Size()})
+		case "conv":
+			n.Layers = append(n.Layers, hw.Layer{Kind: hw.Conv, In: l.In.C, Out: l.Out.C,
+				Kernel: l.Kernel, Stride: l.Stride, InH: l.In.H, InW: l.In.W})
+		}
+		// Scale layers (pixel normalization) have no multiply-accumulates.
+	}
+	return n
+}
+
+// placement is where a run's primitives execute on the simulated platform
+// and what the design-space exploration predicts for it.
+type placement struct {
+	platform *hw.Platform
+	workload hw.Workload
+	dse      *dse.Result
+	mapping  dse.Mapping
+	eval     dse.Eval
+	est      *hw.Estimator
+}
+
+// place explores the mappings of workload w on p (000 §VI) and selects
+// requested: "auto" takes the mapping Algorithm 3 chooses, anything else is
+// honoured as given.
+func place(p *hw.Platform, w hw.Workload, requested string) (*placement, error) {
+	res, err := dse.Explore(p, &w)
+	if err != nil {
+		return nil, err
+	}
+	pl := &placement{platform: p, workload: w, dse: res}
+	if pl.est, err = hw.NewEstimator(p, &w, res.Arch.Design()); err != nil {
+		return nil, err
+	}
+	if err := pl.setMapping(requested); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// setMapping selects a mapping by name, or the explored one for "auto".
+func (pl *placement) setMapping(requested string) error {
+	if requested == "" || requested == "auto" {
+		pl.mapping, pl.eval = pl.dse.Chosen.Mapping, pl.dse.Chosen
+		return nil
+	}
+	if err := ValidateMapping(requested); err != nil {
+		return err
+	}
+	m, err := dse.ParseMapping(requested)
+	if err != nil {
+		return &FieldError{"mapping", fmt.Sprintf("%q", requested), err.Error()}
+	}
+	ev := dse.Evaluate(pl.est, &pl.dse.Table, m)
+	if ev.GPS == 0 {
+		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is infeasible here: " + ev.Infeasible}
+	}
+	pl.mapping, pl.eval = m, ev
+	return nil
+}
+
+// view renders the placement for snapshots.
+func (pl *placement) view(requested string) MappingView {
+	r := pl.dse
+	v := MappingView{
+		Requested:        requested,
+		Chosen:           pl.mapping.String(),
+		PredictedGPS:     pl.eval.GPS,
+		SecondBest:       r.SecondBest.Mapping.String(),
+		SpeedupOver:      r.SpeedupOverSecond(),
+		Worst:            r.Worst.Mapping.String(),
+		SpeedupOverWorst: r.SpeedupOverWorst(),
+	}
+	for _, k := range hw.Kinds {
+		v.Table = append(v.Table, DeviceThroughput{
+			Device:     k.String(),
+			LearnerTP:  r.Table.TP[dse.Learner][k] / float64(r.Table.Batch),
+			RMMTP:      r.Table.TP[dse.RMM][k] / float64(r.Table.Batch),
+			LearnerSec: r.Table.Seconds[dse.Learner][k],
+			RMMSec:     r.Table.Seconds[dse.RMM][k],
+		})
+	}
+	for _, ev := range r.Evals {
+		v.All = append(v.All, MappingGPS{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck})
+	}
+	sortMappings(v.All)
+	if d := r.Arch.Design(); d != nil {
+		if d.Learner != nil {
+			v.FPGA.DP, v.FPGA.PI = d.Learner.DP, d.Learner.PI
+		}
+		v.FPGA.S = d.RMM.S
+	}
+	switch {
+	case requested != "" && requested != "auto":
+		v.Note = "mapping set by hand"
+	case r.Decision.PrunedGPU:
+		v.Note = "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)"
+	case r.Decision.Tie != "":
+		v.Note = r.Decision.Tie
+	}
+	return v
+}
+
+// sortMappings orders mappings by GPS, best first, keeping the order of
+// equal ones.
+func sortMappings(m []MappingGPS) {
+	slices.SortStableFunc(m, func(a, b MappingGPS) int { return cmp.Compare(b.GPS, a.GPS) })
+}

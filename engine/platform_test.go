@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/core/nn"
+	"github.com/rlxdev/rlx/hw"
+)
+
+// hopperDDPG describes 000 Table III's Hopper DDPG learner (3-layer MLPs of
+// 256) through real networks, as a run does.
+func hopperDDPG(t *testing.T, batch int) hw.Workload {
+	t.Helper()
+	actor, err := nn.NewMLP([]int{11, 256, 256, 3}, nn.ReLU, nn.Tanh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	critic, err := nn.NewMLP([]int{14, 256, 256, 1}, nn.ReLU, nn.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := []pass{
+		{"actor", actor.Shape(), 1, 1, 1},
+		{"critic", critic.Shape(), 2, 2, 1},
+		{"actor-target", actor.Shape(), 1, 0, 0},
+		{"critic-target", critic.Shape(), 1, 0, 0},
+	}
+	w := hw.Workload{Name: "Hopper/DDPG", Batch: batch, Capacity: 1_000_000, Fanout: 2, Actors: 16,
+		DataPointBytes: 4 * (2*11 + 3 + 2), LossOps: 12, SoftUpdate: true}
+	for _, p := range passes {
+		w.Nets = append(w.Nets, hwNet(p))
+	}
+	return w
+}
+
+func TestHWNetMatchesTheDSEsDescription(t *testing.T) {
+	w := hopperDDPG(t, 256)
+	env, err := dse.FindEnv("Hopper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := dse.Workload(env, "DDPG", 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.TrainMACs(), ref.TrainMACs(); got != want {
+		t.Errorf("training MACs per sample from nn shapes = %d, the DSE's Table III description gives %d", got, want)
+	}
+}
+
+func TestPlace(t *testing.T) {
+	p, err := loadPlatform("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := place(p, hopperDDPG(t, 16384), "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 000 Table V: Hopper at B = 16384 maps to G-F-G.
+	if got := pl.mapping.String(); got != "G-F-G" {
+		t.Errorf("auto mapping = %s, want G-F-G", got)
+	}
+	v := pl.view("auto")
+	if v.Chosen != "G-F-G" || v.PredictedGPS != pl.eval.GPS || len(v.Table) != 3 || len(v.All) != 9 || v.All[0].GPS < v.All[8].GPS {
+		t.Errorf("view %+v", v)
+	}
+	if err := pl.setMapping("C-C-C"); err != nil || pl.mapping.String() != "C-C-C" || pl.eval.GPS >= v.PredictedGPS {
+		t.Errorf("manual C-C-C: %v, %s at %v GPS", err, pl.mapping, pl.eval.GPS)
+	}
+	var fe *FieldError
+	if err := pl.setMapping("X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
+		t.Errorf("setMapping(X-Y-Z) = %v", err)
+	}
+	if _, err := loadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
+		t.Errorf("loadPlatform(missing) = %v, want an error listing the embedded presets", err)
+	}
+}

@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+func TestUnionAndCoalesce(t *testing.T) {
+	got := union([]Interval{{5, 6}, {0, 2}, {1, 3}, {6, 7}, {9, 10}})
+	want := []Interval{{0, 3}, {5, 7}, {9, 10}}
+	if len(got) != len(want) {
+		t.Fatalf("union = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("union = %v, want %v", got, want)
+		}
+	}
+	var many []Interval
+	for i := range 1000 {
+		many = append(many, Interval{float64(i), float64(i) + 0.9})
+	}
+	c := coalesce(many, 0.2) // gaps of 0.1 merge
+	if len(c) != 1 || c[0] != (Interval{0, 999.9}) {
+		t.Errorf("coalesce = %v", c)
+	}
+	if c := coalesce(many[:10], 0.2); len(c) != 10 {
+		t.Errorf("coalesce of few intervals changed them: %v", c)
+	}
+}
+
+func TestUnitViews(t *testing.T) {
+	learner := &resource{device: "GPU", stage: "learner"}
+	learner.run(0, 4)
+	a0 := &resource{device: "CPU", stage: "actor 0"}
+	a1 := &resource{device: "CPU", stage: "actor 1"}
+	a0.run(0, 2)
+	a1.run(1, 2)
+	link := &resource{device: "PCIe", stage: "CPU-GPU"}
+	link.run(4, 1)
+	views := unitViews([]*resource{learner, a0, a1, link}, 0, 10)
+	if len(views) != 4 || views[0].Name != "CPU" || views[1].Name != "GPU" || views[2].Name != "FPGA" || views[3].Name != "PCIe" {
+		t.Fatalf("devices %+v", views)
+	}
+	cpu := views[0].Stages
+	if len(cpu) != 1 || cpu[0].Name != "actors (2)" || len(cpu[0].Busy) != 1 || cpu[0].Busy[0] != (Interval{0, 3}) ||
+		math.Abs(cpu[0].Utilization-0.2) > 1e-12 {
+		t.Errorf("CPU stages %+v", cpu)
+	}
+	if gpu := views[1].Stages; len(gpu) != 1 || gpu[0].Utilization != 0.4 {
+		t.Errorf("GPU stages %+v", gpu)
+	}
+	if len(views[2].Stages) != 0 {
+		t.Errorf("an unused FPGA shows stages %+v", views[2].Stages)
+	}
+}
+
+func TestTimelineView(t *testing.T) {
+	tl := hw.NewTimeline(3)
+	tl.Stages[0].Mark(0, 10)
+	tl.Stages[1].Mark(5, 15)
+	tl.Stages[2].Mark(20, 40)
+	tl.Close(40)
+	// Rows: stages 0 and 1 share a row, stage 2 has its own.
+	dv := timelineView("FPGA RMM", &tl, 10, func(i int) string { return []string{"a", "a", "b"}[i] })
+	if dv.To != 4 || len(dv.Stages) != 2 || dv.Stages[0].Busy[0] != (Interval{0, 1.5}) || dv.Stages[0].Utilization != 0.375 || dv.Stages[1].Utilization != 0.5 {
+		t.Errorf("view %+v", dv)
+	}
+}
