@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	good := "name: hopper\nenv: Hopper-workload\nalgo: ddpg\nbatch: 16384\ncapacity: 1000000\nmapping: auto\nduration: 30s\n"
+	c, err := ParseConfig("hopper.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Env != "Hopper-workload" || c.Batch != 16384 || c.Duration != 30*time.Second {
+		t.Errorf("parsed %+v", c)
+	}
+	bad := []struct{ src, want string }{
+		{"env: CartPole-v1\nbatchh: 3\n", `run.yaml:2:1: unknown field "batchh"`},
+		{"env: CartPole-v1\nbatch: three\n", "run.yaml:2:8: cannot unmarshal"},
+		{"env: [CartPole\n", "run.yaml:1:6:"},
+		{"env: CartPole-v1\nfanout: 1\n", "run.yaml:2:9: fanout 1 is not allowed: sum-tree fanout K must be 2..4096"},
+		{"env: Nope\n", `run.yaml:1:6: env "Nope" is not allowed`},
+		{"mapping: G-G\n", `run.yaml:1:10: mapping "G-G" is not allowed`},
+	}
+	for _, b := range bad {
+		_, err := ParseConfig("run.yaml", []byte(b.src))
+		if err == nil || !strings.Contains(err.Error(), b.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ParseConfig(%q) = %v, want one line containing %q", b.src, err, b.want)
+		}
+	}
+	if _, err := LoadConfig("/nonexistent.yaml"); err == nil {
+		t.Error("LoadConfig of a missing file succeeded")
+	}
+}

@@ -1,0 +1,13 @@
+// Package report writes the results of a headless run (rlx --batch) into a
+// directory: run.json (the configuration, the mapping, final and summary
+// metrics; schema rlx.run/v1, documented in docs/batch.md), metrics.csv (one
+// row per snapshot) and plots as PNG and SVG (throughput over time on both
+// clocks, episode return over environment steps, device occupancy).
+//
+// Every file is written to a temporary name and renamed into place, so a
+// reader never sees a half-written file, also when the run is interrupted:
+// an interrupted run writes what it measured so far, marked partial.
+//
+// report imports engine for the snapshot types and gonum/plot for the
+// plots; it imports no terminal UI package.
+package report

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"encoding/xml"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// snapshots returns a plausible sequence of snapshots of an off-policy run
+// that ends in state end.
+func snapshots(n int, end engine.State) []*engine.Snapshot {
+	var out []*engine.Snapshot
+	for i := range n {
+		s := &engine.Snapshot{
+			Seq: uint64(i + 1), State: engine.Running,
+			Config:      engine.Config{Env: "CartPole-v1", Algo: "dqn", Batch: 128}.Defaults(),
+			HostElapsed: time.Duration(i+1) * 100 * time.Millisecond, SimElapsed: float64(i+1) * 0.01,
+			Counters: engine.Counters{EnvSteps: int64(1000 * (i + 1)), GradSteps: int64(100 * (i + 1)), Episodes: int64(i / 2)},
+			Host:     engine.Rates{GPS: 1000, SPS: 10000},
+			Sim:      engine.Rates{GPS: 9000 + float64(i), SPS: 90000},
+			Learning: engine.Learning{Meaningful: true, Mean100: float64(10 * i), LastReturn: float64(12 * i), MinReturn: 9, MaxReturn: float64(20 * i),
+				Losses: []engine.Loss{{Name: "td_loss", Value: 1 / float64(i+1)}, {Name: "q_mean", Value: float64(i)}}},
+			Replay:  engine.ReplayStats{Len: 100 * i, Cap: 10000, MeanStaleness: 0.5},
+			Mapping: engine.MappingView{Requested: "auto", Chosen: "F-F-F", PredictedGPS: 9100, Table: []engine.DeviceThroughput{{Device: "CPU", LearnerTP: 100}}},
+			Devices: []engine.DeviceView{{Name: "FPGA", From: 0, To: 1, Stages: []engine.StageView{{Name: "learner", Utilization: 0.9}, {Name: "RMM", Utilization: 0.2}}}},
+		}
+		out = append(out, s)
+	}
+	out[n-1].State = end
+	return out
+}
+
+func TestWrite(t *testing.T) {
+	for _, end := range []engine.State{engine.Finished, engine.Stopped} {
+		dir := t.TempDir()
+		snaps := snapshots(20, end)
+		var rec Recorder
+		for _, s := range snaps {
+			rec.Add(s)
+			rec.Add(s) // the same snapshot twice is recorded once
+		}
+		files, err := Write(dir, snaps[len(snaps)-1], &rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"metrics.csv", "throughput.png", "throughput.svg", "return.png", "return.svg", "occupancy.png", "occupancy.svg", "run.json"}
+		if len(files) != len(want) {
+			t.Fatalf("files %v, want %v", files, want)
+		}
+		for _, f := range want {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			if err != nil || len(data) == 0 {
+				t.Fatalf("%s: %v (%d bytes)", f, err, len(data))
+			}
+			switch filepath.Ext(f) {
+			case ".png":
+				if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+					t.Errorf("%s is not a PNG", f)
+				}
+			case ".svg":
+				if err := xml.Unmarshal(data, new(struct{ XMLName xml.Name })); err != nil {
+					t.Errorf("%s is not XML: %v", f, err)
+				}
+			}
+		}
+		entries, _ := os.ReadDir(dir)
+		if len(entries) != len(want) {
+			t.Errorf("the directory holds %d entries, want %d (a temporary file left behind?)", len(entries), len(want))
+		}
+
+		var run Run
+		data, _ := os.ReadFile(filepath.Join(dir, "run.json"))
+		if err := json.Unmarshal(data, &run); err != nil {
+			t.Fatal(err)
+		}
+		if run.Schema != Schema || run.Partial != (end != engine.Finished) || run.State != end.String() {
+			t.Errorf("run.json header: schema %q, state %q, partial %v", run.Schema, run.State, run.Partial)
+		}
+		if run.Final.GradSteps != 2000 || math.Abs(run.Summary.Host.GPS-1000) > 1e-9 || math.Abs(run.Summary.Sim.GPS-2000/0.2) > 1e-6 {
+			t.Errorf("final %+v, summary %+v", run.Final, run.Summary)
+		}
+		if run.Mapping.Chosen != "F-F-F" || len(run.Summary.Utilization) != 2 || run.Summary.ReturnMean100 == nil || *run.Summary.ReturnMean100 != 190 {
+			t.Errorf("mapping %+v, summary %+v", run.Mapping, run.Summary)
+		}
+
+		f, _ := os.Open(filepath.Join(dir, "metrics.csv"))
+		rows, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 21 || len(rows[0]) != len(columns)+2 || rows[0][len(columns)] != "loss_td_loss" {
+			t.Fatalf("metrics.csv: %d rows, header %v", len(rows), rows[0])
+		}
+		// No episode in the first two snapshots: the return cells are empty.
+		if rows[1][15] != "" || rows[3][15] != "20" {
+			t.Errorf("return column: %q, %q", rows[1][15], rows[3][15])
+		}
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	if _, err := Write(t.TempDir(), nil, &Recorder{}); err == nil {
+		t.Error("Write without a snapshot succeeded")
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := Write(filepath.Join(file, "sub"), snapshots(2, engine.Finished)[1], &Recorder{}); err == nil {
+		t.Error("Write into a path under a regular file succeeded")
+	}
+}

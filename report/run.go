@@ -1,0 +1,219 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// Schema versions run.json.
+const Schema = "rlx.run/v1"
+
+// Run is the content of run.json. docs/batch.md documents every field.
+type Run struct {
+	Schema  string        `json:"schema"`
+	State   string        `json:"state"`   // finished, stopped or failed
+	Partial bool          `json:"partial"` // the run did not reach its budget: stopped or failed
+	Error   string        `json:"error,omitempty"`
+	Host    Host          `json:"host"`
+	Config  engine.Config `json:"config"`
+	Mapping Mapping       `json:"mapping"`
+	Final   Final         `json:"final"`
+	Summary Summary       `json:"summary"`
+	Files   []string      `json:"files"`
+}
+
+// Host describes the machine the run ran on.
+type Host struct {
+	GOOS      string `json:"goos"`
+	GOARCH    string `json:"goarch"`
+	CPUs      int    `json:"cpus"`
+	GoVersion string `json:"go_version"`
+}
+
+// Mapping is the device mapping of the run and the DSE's prediction for it.
+type Mapping struct {
+	Requested        string              `json:"requested"`
+	Chosen           string              `json:"chosen"`
+	PredictedGPS     float64             `json:"predicted_gps"`
+	SecondBest       string              `json:"second_best"`
+	SpeedupOver      float64             `json:"speedup_over_second_best"`
+	Worst            string              `json:"worst"`
+	SpeedupOverWorst float64             `json:"speedup_over_worst"`
+	FPGA             engine.FPGAParams   `json:"fpga"`
+	Table            []TableRow          `json:"table"`
+	All              []engine.MappingGPS `json:"all"`
+	Note             string              `json:"note,omitempty"`
+}
+
+// TableRow is one device of the primitive-platform table (000 §VI-A3).
+type TableRow struct {
+	Device     string  `json:"device"`
+	LearnerTP  float64 `json:"learner_steps_per_s"`
+	RMMTP      float64 `json:"rmm_rounds_per_s"`
+	LearnerSec float64 `json:"learner_s"`
+	RMMSec     float64 `json:"rmm_s"`
+}
+
+// Final holds the counters at the end of the run.
+type Final struct {
+	HostElapsedS float64 `json:"host_elapsed_s"`
+	SimElapsedS  float64 `json:"sim_elapsed_s"`
+	EnvSteps     int64   `json:"env_steps"`
+	GradSteps    int64   `json:"grad_steps"`
+	Iterations   int64   `json:"iterations"`
+	Episodes     int64   `json:"episodes"`
+	Samples      int64   `json:"samples"`
+	GAEElements  int64   `json:"gae_elements"`
+}
+
+// Summary holds the run's averages and results.
+type Summary struct {
+	// Whole-run averages: counters over elapsed time on each clock.
+	Host Rates `json:"host"`
+	Sim  Rates `json:"sim"`
+	// Returns of the last 100 episodes; meaningless (and flagged so) for
+	// workload environments.
+	ReturnsMeaningful bool     `json:"returns_meaningful"`
+	ReturnMean100     *float64 `json:"return_mean100"` // null before the first episode
+	ReturnLast        *float64 `json:"return_last"`
+	ReturnMin         *float64 `json:"return_min"`
+	ReturnMax         *float64 `json:"return_max"`
+	StalenessMean     float64  `json:"staleness_mean"`
+	StalenessMax      int64    `json:"staleness_max"`
+	Utilization       []Util   `json:"utilization"` // over the last simulated window
+}
+
+// Rates are whole-run averages on one clock.
+type Rates struct {
+	GPS float64 `json:"gps"`
+	SPS float64 `json:"sps"`
+	IPS float64 `json:"ips"`
+	GAE float64 `json:"gae_per_s"`
+}
+
+// Util is the busy fraction of one unit of one device.
+type Util struct {
+	Device      string  `json:"device"`
+	Stage       string  `json:"stage"`
+	Utilization float64 `json:"utilization"`
+}
+
+// NewRun summarizes the final snapshot of a run.
+func NewRun(final *engine.Snapshot) Run {
+	s := final
+	r := Run{
+		Schema: Schema, State: s.State.String(), Partial: s.State != engine.Finished, Error: s.Err,
+		Host:   Host{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Config: s.Config,
+		Final: Final{
+			HostElapsedS: s.HostElapsed.Seconds(), SimElapsedS: s.SimElapsed,
+			EnvSteps: s.Counters.EnvSteps, GradSteps: s.Counters.GradSteps, Iterations: s.Counters.Iterations,
+			Episodes: s.Counters.Episodes, Samples: s.Counters.Samples, GAEElements: s.Counters.GAE,
+		},
+	}
+	m := s.Mapping
+	r.Mapping = Mapping{
+		Requested: m.Requested, Chosen: m.Chosen, PredictedGPS: m.PredictedGPS,
+		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
+		FPGA: m.FPGA, All: m.All, Note: m.Note,
+	}
+	for _, t := range m.Table {
+		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
+	}
+	r.Summary.Host = average(s.Counters, r.Final.HostElapsedS)
+	r.Summary.Sim = average(s.Counters, r.Final.SimElapsedS)
+	l := s.Learning
+	r.Summary.ReturnsMeaningful = l.Meaningful
+	if s.Counters.Episodes > 0 {
+		r.Summary.ReturnMean100, r.Summary.ReturnLast = &l.Mean100, &l.LastReturn
+		r.Summary.ReturnMin, r.Summary.ReturnMax = &l.MinReturn, &l.MaxReturn
+	}
+	r.Summary.StalenessMean, r.Summary.StalenessMax = s.Replay.MeanStaleness, s.Replay.MaxStaleness
+	for _, d := range s.Devices {
+		for _, st := range d.Stages {
+			r.Summary.Utilization = append(r.Summary.Utilization, Util{d.Name, st.Name, st.Utilization})
+		}
+	}
+	return r
+}
+
+// average returns the counters per second of elapsed.
+func average(c engine.Counters, elapsed float64) Rates {
+	if elapsed <= 0 {
+		return Rates{}
+	}
+	return Rates{
+		GPS: float64(c.GradSteps) / elapsed, SPS: float64(c.EnvSteps) / elapsed,
+		IPS: float64(c.EnvSteps) / elapsed, GAE: float64(c.GAE) / elapsed,
+	}
+}
+
+// writeFile writes data to dir/name through a temporary file in dir and a
+// rename, so the file appears whole or not at all.
+func writeFile(dir, name string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	// CreateTemp makes the file private; results are for anyone to read.
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+// Write writes run.json, metrics.csv and the plots for a run into dir,
+// creating dir if needed, each file atomically. final is the last snapshot;
+// rec holds one row per snapshot. It returns the names of the files written.
+func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) {
+	if final == nil {
+		return nil, fmt.Errorf("report: no snapshot to write")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: cannot create output directory %s: %w", dir, err)
+	}
+	var files []string
+	var csvBuf bytes.Buffer
+	if err := rec.WriteCSV(&csvBuf); err != nil {
+		return nil, err
+	}
+	if err := writeFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	files = append(files, "metrics.csv")
+	plots, err := renderPlots(final, rec)
+	if err != nil {
+		return files, fmt.Errorf("report: plots: %w", err)
+	}
+	for _, p := range plots {
+		if err := writeFile(dir, p.name, p.data); err != nil {
+			return files, fmt.Errorf("report: %w", err)
+		}
+		files = append(files, p.name)
+	}
+	run := NewRun(final)
+	run.Files = append(files, "run.json")
+	data, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return files, err
+	}
+	if err := writeFile(dir, "run.json", append(data, '\n')); err != nil {
+		return files, fmt.Errorf("report: %w", err)
+	}
+	return run.Files, nil
+}
