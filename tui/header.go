@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// headerWide is the width from which the header fits on one line.
+const headerWide = 240
+
+// headerHeight is the header's height at width w: one line when wide, two
+// otherwise (fixed per width so the layout does not jump as numbers grow).
+func headerHeight(w int) int {
+	if w >= headerWide {
+		return 1
+	}
+	return 2
+}
+
+// header renders the header: the workload and its sizes, the mapping
+// (requested → chosen), the throughput on both clocks and the run state.
+func (m *Model) header() []string {
+	st := m.com.Styles
+	w := m.com.Width
+	cfg := m.cfg
+	s := m.snap
+	if s != nil && m.run != nil {
+		cfg = s.Config.Defaults()
+	}
+	sep := st.Muted.Render(" · ")
+
+	what := []string{st.App.Render("rlx"), st.Strong.Render(cfg.Env + " " + cfg.Algo)}
+	mapping := "mapping " + cfg.Mapping
+	if s != nil && s.Mapping.Chosen != "" {
+		mapping = "mapping " + mappingText(s.Mapping.Requested, cfg.Mapping, s.Mapping.Chosen)
+	}
+	what = append(what, st.Accent.Render(mapping))
+	if cfg.Algo == "ppo" {
+		what = append(what, st.Text.Render(fmt.Sprintf("N %d · T %d · %d epochs × %d minibatches",
+			cfg.Envs, cfg.Horizon, cfg.Epochs, cfg.Minibatches)))
+	} else {
+		what = append(what, st.Text.Render(fmt.Sprintf("B %d · K %d · D %d · %d actor(s)",
+			cfg.Batch, cfg.Fanout, cfg.Depth, cfg.Actors)))
+	}
+	if cfg.Name != "" {
+		what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
+	}
+
+	how := []string{m.stateBadge()}
+	if s != nil {
+		rn := rateName(s)
+		simRate, hostRate := s.Sim.GPS, s.Host.GPS
+		if rn == "IPS" {
+			simRate, hostRate = s.Sim.IPS, s.Host.IPS
+		}
+		how = append(how,
+			st.Text.Render("sim ")+st.Strong.Render(si(simRate)+" "+rn),
+			st.Text.Render("host ")+st.Strong.Render(si(hostRate)+" "+rn),
+			st.Muted.Render(fmt.Sprintf("%s host · %s sim", hostDur(s.HostElapsed), simDur(s.SimElapsed))),
+			st.Muted.Render(fmt.Sprintf("env steps %s · grad steps %s · episodes %s",
+				count(s.Counters.EnvSteps), count(s.Counters.GradSteps), count(s.Counters.Episodes))),
+		)
+	}
+
+	line1 := strings.Join(what, sep)
+	line2 := strings.Join(how, sep)
+	if m.headerH == 1 {
+		return []string{fit(line1+st.Muted.Render("  │  ")+line2, w)}
+	}
+	return []string{fit(line1, w), fit(line2, w)}
+}
+
+// mappingText is "auto → G-F-G" for a DSE choice, "G-G-G (by hand)" for a
+// mapping asked for by name.
+func mappingText(requested, configured, chosen string) string {
+	if requested == "" {
+		requested = configured
+	}
+	if requested == chosen {
+		return chosen + " (by hand)"
+	}
+	return requested + " → " + chosen
+}
+
+// stateBadge says what the run is doing, with a glyph that reads without
+// colour.
+func (m *Model) stateBadge() string {
+	st := m.com.Styles
+	switch {
+	case m.starting:
+		return st.Warn.Render("… starting")
+	case m.run == nil && m.startErr != nil:
+		return st.Error.Render("✗ not running")
+	case m.run == nil:
+		return st.Muted.Render("■ no run")
+	}
+	state := engine.Running
+	if m.snap != nil {
+		state = m.snap.State
+	}
+	switch {
+	case m.paused && state == engine.Running:
+		return st.Warn.Render("‖ pausing…")
+	case !m.paused && state == engine.Paused:
+		return st.Warn.Render("▶ resuming…")
+	}
+	switch state {
+	case engine.Starting:
+		return st.Warn.Render("… starting")
+	case engine.Running:
+		return st.Good.Render("▶ running")
+	case engine.Paused:
+		return st.Warn.Render("‖ paused")
+	case engine.Finished:
+		return st.Good.Render("✓ finished")
+	case engine.Stopped:
+		return st.Muted.Render("■ stopped")
+	case engine.Failed:
+		return st.Error.Render("✗ failed")
+	}
+	return st.Muted.Render(state.String())
+}
+
+// tabBar renders the compact layout's pane tabs, the focused one marked.
+func (m *Model) tabBar() string {
+	st := m.com.Styles
+	var b strings.Builder
+	for p := range numPanes {
+		if p > 0 {
+			b.WriteString(st.Muted.Render("│"))
+		}
+		label := " " + paneShort[p] + " "
+		if p == m.focus {
+			b.WriteString(st.TabActive.Render(label))
+		} else {
+			b.WriteString(st.TabIdle.Render(label))
+		}
+	}
+	hint := "tab/shift+tab or click to switch"
+	if m.zoomed && !m.lay.compact {
+		hint = "zoomed · z or esc to return"
+	}
+	line := b.String()
+	if cellWidth(line)+len(hint)+2 <= m.com.Width {
+		line += "  " + st.Muted.Render(hint)
+	}
+	return fit(line, m.com.Width)
+}

@@ -1,0 +1,259 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// mappingPane shows the device mapping design-space exploration chose (000
+// §VI): the primitive-platform table, the chosen mapping and its predicted
+// throughput, the speedups over the second best and the worst mapping, the
+// FPGA parameters and every mapping with its predicted GPS. Selecting a
+// mapping and pressing enter switches the live run to it.
+type mappingPane struct {
+	c    *common
+	w, h int
+
+	snap    *engine.Snapshot
+	focused bool
+	sel     int  // selected row of snap.Mapping.All
+	moved   bool // the user moved the selection; otherwise it follows the running mapping
+	status  string
+	bad     bool // status is an error
+
+	cache    string
+	cacheKey mappingKey
+}
+
+type mappingKey struct {
+	seq        uint64
+	w, h, sel  int
+	dark, bad  bool
+	focused    bool
+	status     string
+	switchable bool
+}
+
+// switchMappingMsg asks the root model to switch the live run's mapping.
+type switchMappingMsg struct{ mapping string }
+
+func newMappingPane(c *common) *mappingPane { return &mappingPane{c: c} }
+
+// SetSize sets the inner size of the pane.
+func (p *mappingPane) SetSize(w, h int) { p.w, p.h = w, h }
+
+// SetSnapshot hands the pane the newest snapshot.
+func (p *mappingPane) SetSnapshot(s *engine.Snapshot) {
+	p.snap = s
+	all := s.Mapping.All
+	if !p.moved {
+		if i := slices.IndexFunc(all, func(m engine.MappingGPS) bool { return m.Mapping == s.Mapping.Chosen }); i >= 0 {
+			p.sel = i
+		}
+	}
+	p.sel = min(max(p.sel, 0), max(len(all)-1, 0))
+}
+
+// SetFocused tells the pane whether it has the focus (it then shows the
+// selection cursor).
+func (p *mappingPane) SetFocused(f bool) { p.focused = f }
+
+// SetStatus shows the outcome of a switch.
+func (p *mappingPane) SetStatus(text string, bad bool) { p.status, p.bad = text, bad }
+
+// Selected returns the selected mapping, "" if there is none.
+func (p *mappingPane) Selected() string {
+	if p.snap == nil || p.sel >= len(p.snap.Mapping.All) {
+		return ""
+	}
+	return p.snap.Mapping.All[p.sel].Mapping
+}
+
+// HasMappings reports whether there are mappings to choose from.
+func (p *mappingPane) HasMappings() bool { return p.snap != nil && len(p.snap.Mapping.All) > 0 }
+
+// Update moves the selection and asks for a switch.
+func (p *mappingPane) Update(msg tea.KeyPressMsg) tea.Cmd {
+	if !p.HasMappings() {
+		return nil
+	}
+	n := len(p.snap.Mapping.All)
+	switch {
+	case key.Matches(msg, p.c.Keys.MapUp):
+		p.sel, p.moved = max(p.sel-1, 0), true
+	case key.Matches(msg, p.c.Keys.MapDown):
+		p.sel, p.moved = min(p.sel+1, n-1), true
+	case key.Matches(msg, p.c.Keys.MapSwitch):
+		m := p.Selected()
+		p.moved = false
+		return func() tea.Msg { return switchMappingMsg{m} }
+	case key.Matches(msg, p.c.Keys.MapAuto):
+		p.moved = false
+		return func() tea.Msg { return switchMappingMsg{"auto"} }
+	}
+	return nil
+}
+
+// View renders the pane's inner w x h cells, cached until its inputs change.
+func (p *mappingPane) View() string {
+	focused := p.focused
+	k := mappingKey{w: p.w, h: p.h, sel: p.sel, dark: p.c.Styles.Dark, bad: p.bad,
+		status: p.status, focused: focused, switchable: p.c.Keys.MapSwitch.Enabled()}
+	if p.snap != nil {
+		k.seq = p.snap.Seq + 1
+	}
+	if k == p.cacheKey && p.cache != "" {
+		return p.cache
+	}
+	p.cache, p.cacheKey = p.render(focused), k
+	return p.cache
+}
+
+// stepTime formats seconds per learner step or RMM round; 0 means the
+// device cannot run the primitive.
+func stepTime(sec float64) string {
+	if !(sec > 0) {
+		return "cannot"
+	}
+	return simDur(sec)
+}
+
+func (p *mappingPane) render(focused bool) string {
+	st := p.c.Styles
+	if p.w <= 0 || p.h <= 0 {
+		return ""
+	}
+	s := p.snap
+	if s == nil {
+		return st.Muted.Render("waiting for the first snapshot…")
+	}
+	m := &s.Mapping
+	if m.Chosen == "" && len(m.All) == 0 {
+		return st.Muted.Render("No device mapping published for this run yet.")
+	}
+
+	narrow := p.w < 56
+	var top []string
+	req := m.Requested
+	if req == "" {
+		req = s.Config.Mapping
+	}
+	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping, m.Chosen))+
+		st.Text.Render(fmt.Sprintf(" · predicted %s GPS", fixed(m.PredictedGPS))))
+	if m.SecondBest != "" || m.Worst != "" {
+		second := fmt.Sprintf("×%s over 2nd best %s", fixedX(m.SpeedupOver), m.SecondBest)
+		worst := fmt.Sprintf("×%s over worst %s", fixedX(m.SpeedupOverWorst), m.Worst)
+		if narrow {
+			top = append(top, st.Text.Render(second), st.Text.Render(worst))
+		} else {
+			top = append(top, st.Text.Render(second+" · "+worst))
+		}
+	}
+	if f := m.FPGA; f.DP != 0 || f.PI != 0 || f.S != 0 {
+		if narrow {
+			top = append(top, st.Text.Render(fmt.Sprintf("FPGA DP %d · PI %d · S %d", f.DP, f.PI, f.S)))
+		} else {
+			top = append(top, st.Text.Render(fmt.Sprintf("FPGA: DP %d learner pipelines · PI %d per pipeline · S %d RMM banks", f.DP, f.PI, f.S)))
+		}
+	}
+	var table []string
+	if len(m.Table) > 0 {
+		table = append(table, st.Muted.Render(fmt.Sprintf("%-7s", "s/batch"))+st.Strong.Render(fmt.Sprintf(" %9s %9s", "learner", "RMM")))
+		for _, d := range m.Table {
+			table = append(table, st.Text.Render(fmt.Sprintf("%-7s %9s %9s", d.Device, stepTime(d.LearnerSec), stepTime(d.RMMSec))))
+		}
+	}
+
+	// The mapping list gets what is left, scrolled to keep the selection.
+	var list []string
+	if len(m.All) > 0 {
+		list = append(list, st.Strong.Render(fmt.Sprintf("  %-5s %7s  %-8s", "L-R-S", "pred.", "bound by")))
+	}
+	rows := make([]string, len(m.All))
+	for i, mg := range m.All {
+		mark := "  "
+		if i == p.sel && focused {
+			mark = "▸ "
+		}
+		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, fixed(mg.GPS), mg.Bottleneck)
+		tag := ""
+		if mg.Mapping == m.Chosen {
+			tag = " ◀ now " + fixed(s.Sim.GPS)
+		}
+		switch {
+		case i == p.sel && focused:
+			rows[i] = st.Selected.Render(line) + st.Accent.Render(tag)
+		case mg.Mapping == m.Chosen:
+			rows[i] = st.Accent.Render(line + tag)
+		default:
+			rows[i] = st.Text.Render(line)
+		}
+	}
+
+	var status []string
+	if p.status != "" {
+		if p.bad {
+			status = append(status, st.Error.Render("✗ "+p.status))
+		} else {
+			status = append(status, st.Good.Render(p.status))
+		}
+	}
+
+	var note []string
+	if m.Note != "" {
+		wrapped := lipgloss.NewStyle().Width(max(p.w, 10)).Render(m.Note)
+		for l := range strings.SplitSeq(wrapped, "\n") {
+			note = append(note, st.Muted.Render(strings.TrimRight(l, " ")))
+		}
+	}
+
+	// Priority when short of room: the status, the choice and its speedups,
+	// the mapping list, the table, then DSE's note.
+	out := make([]string, 0, p.h)
+	out = append(out, status...)
+	out = append(out, top...)
+	listNeed := 0
+	if len(rows) > 0 {
+		listNeed = 1 + len(rows)
+	}
+	room := p.h - len(out) - listNeed
+	if len(table) <= room || (len(table) <= p.h-len(out)-4) {
+		out = append(out, table...)
+		room -= len(table)
+	}
+	if room > 0 && len(note) > 0 {
+		out = append(out, note[:min(room, len(note))]...)
+	}
+	room = p.h - len(out)
+	if len(rows) > 0 && room >= 2 {
+		out = append(out, list...)
+		room--
+		first := 0
+		if len(rows) > room {
+			first = min(max(p.sel-room/2, 0), len(rows)-room)
+		}
+		out = append(out, rows[first:min(first+room, len(rows))]...)
+	}
+	if len(out) > p.h {
+		out = out[:p.h]
+	}
+	return strings.Join(out, "\n")
+}
+
+// fixedX formats a speedup factor: 1.21, 341.
+func fixedX(v float64) string {
+	if !finite(v) {
+		return "–"
+	}
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

@@ -1,0 +1,185 @@
+package tui
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+func TestPlotGuards(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	cases := []struct {
+		name  string
+		vals  []float64
+		w, h  int
+		empty bool
+	}{
+		{"nil", nil, 40, 5, true},
+		{"empty", []float64{}, 40, 5, true},
+		{"all NaN", []float64{nan, nan, nan}, 40, 5, true},
+		{"all Inf", []float64{inf, -inf}, 40, 5, true},
+		{"one point", []float64{3}, 40, 5, false},
+		{"leading NaN", []float64{nan, nan, 1, 2, 3}, 40, 5, false},
+		{"Inf inside", []float64{1, inf, 3, -inf, 5}, 40, 5, false},
+		{"constant", []float64{7, 7, 7, 7}, 40, 5, false},
+		{"tiny interval", []float64{1e15, 1e15 + 1}, 40, 5, false},
+		{"huge", []float64{-1e300, 1e300}, 40, 5, false},
+		{"too narrow", []float64{1, 2, 3}, chartLabelW + 4, 5, true},
+		{"narrowest", []float64{1, 2, 3}, chartLabelW + 5, 5, false},
+		{"no height", []float64{1, 2, 3}, 40, 0, true},
+		{"one line", []float64{1, 2, 3}, 40, 1, false},
+		{"warm-up from zero", []float64{0, 58.9, 118, 177, 171}, 40, 4, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := plot(c.vals, c.w, c.h)
+			if (g == "") != c.empty {
+				t.Fatalf("plot = %q, want empty %v", g, c.empty)
+			}
+			if g == "" {
+				return
+			}
+			if strings.Contains(g, "e-1") {
+				t.Errorf("an axis label shows rounding noise:\n%s", g)
+			}
+			lines := strings.Split(g, "\n")
+			if len(lines) > c.h {
+				t.Errorf("%d lines, at most %d allowed", len(lines), c.h)
+			}
+			for _, l := range lines {
+				if ansi.StringWidth(l) > c.w+2 {
+					t.Errorf("line %q is wider than %d", l, c.w)
+				}
+			}
+		})
+	}
+}
+
+func TestCleanSeriesStats(t *testing.T) {
+	nan := math.NaN()
+	got, st := cleanSeries([]float64{nan, 4, math.Inf(-1), -2, 9, nan})
+	if len(got) != 4 || !math.IsNaN(got[1]) {
+		t.Errorf("clean = %v, want [4 NaN -2 9]", got)
+	}
+	if st.n != 3 || st.last != 9 || st.min != -2 || st.max != 9 {
+		t.Errorf("stats = %+v, want n 3 last 9 min -2 max 9", st)
+	}
+}
+
+// TestBusyBins compares the binning with a naive per-sample count.
+func TestBusyBins(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 200 {
+		from, to := rng.Float64(), 0.0
+		to = from + 0.01 + rng.Float64()
+		var busy []engine.Interval
+		x := from - 0.1
+		for x < to+0.1 {
+			s := x + rng.Float64()*0.05
+			e := s + rng.Float64()*0.05
+			busy = append(busy, engine.Interval{Start: s, End: e})
+			x = e
+		}
+		n := 1 + rng.IntN(80)
+		got := make([]float64, n)
+		busyBins(got, busy, from, to)
+		const samples = 400
+		width := (to - from) / float64(n)
+		for b := range n {
+			hit := 0
+			for k := range samples {
+				t0 := from + (float64(b)+(float64(k)+0.5)/samples)*width
+				for _, iv := range busy {
+					if t0 >= iv.Start && t0 < iv.End {
+						hit++
+						break
+					}
+				}
+			}
+			if want := float64(hit) / samples; math.Abs(got[b]-want) > 0.01 {
+				t.Fatalf("trial %d bin %d: %v, naive %v", trial, b, got[b], want)
+			}
+		}
+	}
+}
+
+func TestSI(t *testing.T) {
+	cases := map[float64]string{
+		0: "0", 0.5124: "0.51", 5.123: "5.12", 12.34: "12.3", 173: "173", 999.4: "999",
+		999.6: "1.00k", 12_345: "12.3k", 2.835e6: "2.83M", 3.085e9: "3.08G", -4.21: "-4.21",
+		0.001: "1.0e-03", math.NaN(): "–", math.Inf(1): "–",
+	}
+	for v, want := range cases {
+		if got := si(v); got != want {
+			t.Errorf("si(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestLayoutTiles checks every size from the minimum up: panes stay on the
+// screen, never overlap, and the wide layout covers the whole body.
+func TestLayoutTiles(t *testing.T) {
+	for w := MinWidth; w <= 260; w += 7 {
+		for h := MinHeight; h <= 90; h += 5 {
+			for _, zoom := range []bool{false, true} {
+				hh := headerHeight(w)
+				l := computeLayout(w, h, hh, paneMapping, zoom)
+				covered := make([]int, w*h)
+				area := 0
+				for p := range numPanes {
+					r := l.panes[p]
+					if r.empty() {
+						continue
+					}
+					if r.X < 0 || r.Y < hh || r.X+r.W > w || r.Y+r.H > h-1 {
+						t.Fatalf("%dx%d zoom %v: pane %v at %+v is off the body", w, h, zoom, p, r)
+					}
+					if r.W < 20 || r.H < 5 {
+						t.Fatalf("%dx%d: pane %v is only %dx%d", w, h, p, r.W, r.H)
+					}
+					for y := r.Y; y < r.Y+r.H; y++ {
+						for x := r.X; x < r.X+r.W; x++ {
+							covered[y*w+x]++
+							if covered[y*w+x] > 1 {
+								t.Fatalf("%dx%d: panes overlap at %d,%d", w, h, x, y)
+							}
+						}
+					}
+					area += r.W * r.H
+				}
+				body := w * (h - hh - 1)
+				if l.compact || zoom {
+					body -= w // the tab bar
+				}
+				if area != body {
+					t.Fatalf("%dx%d zoom %v: panes cover %d of %d body cells", w, h, zoom, area, body)
+				}
+			}
+		}
+	}
+}
+
+func TestFrameSize(t *testing.T) {
+	st := NewStyles(true)
+	for _, w := range []int{4, 5, 10, 30, 80} {
+		for _, h := range []int{2, 3, 10} {
+			for _, focused := range []bool{false, true} {
+				out := frame(st, "Throughput & learning", "sim + host clocks", "a\nbb\nccc", w, h, focused)
+				lines := strings.Split(out, "\n")
+				if len(lines) != h {
+					t.Fatalf("%dx%d: %d lines", w, h, len(lines))
+				}
+				for _, l := range lines {
+					if got := ansi.StringWidth(l); got != w {
+						t.Fatalf("%dx%d: line %q is %d wide", w, h, ansi.Strip(l), got)
+					}
+				}
+			}
+		}
+	}
+}

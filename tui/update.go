@@ -1,0 +1,282 @@
+package tui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// Update handles one message. It never blocks: starting and stopping runs
+// happen in commands; Pause, Resume and SetMapping only signal the run.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.com.Width, m.com.Height = msg.Width, msg.Height
+		m.relayout()
+	case tea.BackgroundColorMsg:
+		m.com.Styles = NewStyles(msg.IsDark())
+		m.help.Styles = m.com.Styles.Help
+		m.form.Restyle()
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	case tea.MouseClickMsg:
+		m.handleClick(msg.Mouse())
+	case tickMsg:
+		cmd = m.handleTick(msg)
+	case eventMsg:
+		cmd = m.handleEvent(msg)
+	case startedMsg:
+		cmd = m.handleStarted(msg)
+	case applyConfigMsg:
+		m.cfg = msg.cfg.Defaults()
+		m.form.Reset(m.cfg)
+		m.form.SetApplied("applied: restarting the run")
+		m.setStatus("restarting with the new configuration…", false)
+		cmd = m.restart()
+	case switchMappingMsg:
+		m.switchMapping(msg.mapping)
+	}
+	m.syncFocus()
+	return m, cmd
+}
+
+func (m *Model) handleTick(msg tickMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		return nil
+	}
+	m.ticking = false
+	if m.run == nil {
+		return nil
+	}
+	if s := m.run.Latest(); s != nil && s != m.snap {
+		m.applySnapshot(s)
+	}
+	m.tree.Tick()
+	return m.armTick()
+}
+
+func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		// A replaced run: keep draining until it closes its channel.
+		if msg.closed {
+			return nil
+		}
+		return waitEventCmd(msg.gen, msg.events)
+	}
+	if msg.closed {
+		m.ended = true
+		if m.run != nil {
+			m.applySnapshot(m.run.Latest())
+		}
+		m.tree.SetFrozen(true)
+		return nil
+	}
+	ev := msg.ev
+	m.applySnapshot(ev.Snapshot)
+	step := ""
+	if ev.Snapshot != nil {
+		step = fmt.Sprintf(" at step %s", count(ev.Snapshot.Counters.GradSteps))
+	}
+	var cmd tea.Cmd
+	switch ev.Kind {
+	case engine.EventStarted:
+		chosen := ""
+		if ev.Snapshot != nil {
+			chosen = ev.Snapshot.Mapping.Chosen
+		}
+		m.setStatus("started: mapping "+chosen, false)
+	case engine.EventPaused:
+		m.paused = true
+		m.tree.SetFrozen(true)
+		m.setStatus("paused"+step+": ←/→ step the walk in the sum tree", false)
+	case engine.EventResumed:
+		m.paused = false
+		m.tree.SetFrozen(false)
+		m.setStatus("resumed", false)
+		cmd = m.armTick()
+	case engine.EventMappingChanged:
+		text := ev.Text
+		if text == "" && ev.Snapshot != nil {
+			text = ev.Snapshot.Mapping.Chosen
+		}
+		note := "mapping → " + text + step + " (watch the sim rate)"
+		m.charts.SetNote(note)
+		m.mapping.SetStatus("now running "+text+step, false)
+		m.setStatus(note, false)
+	case engine.EventFinished:
+		m.setStatus("finished"+step, false)
+	case engine.EventStopped:
+		m.setStatus("stopped"+step, false)
+	case engine.EventFailed:
+		why := ev.Text
+		if ev.Err != nil {
+			why = ev.Err.Error()
+		}
+		m.setStatus("failed: "+why, true)
+	}
+	return tea.Batch(cmd, waitEventCmd(msg.gen, msg.events))
+}
+
+func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
+	if msg.gen != m.gen {
+		// Superseded while starting: stop the orphan.
+		if msg.run != nil {
+			r := msg.run
+			return func() tea.Msg { r.Stop(); return nil }
+		}
+		return nil
+	}
+	m.starting = false
+	if msg.err != nil {
+		m.startErr = msg.err
+		m.setStatus("not started: "+msg.err.Error(), true)
+		return nil
+	}
+	m.run = msg.run
+	m.resetPanes()
+	m.snap = nil
+	m.applySnapshot(m.run.Latest())
+	m.setStatus("running "+msg.cfg.Env+" "+msg.cfg.Algo, false)
+	return tea.Batch(waitEventCmd(m.gen, m.run.Events()), m.armTick())
+}
+
+// switchMapping asks the live run to switch to mapping.
+func (m *Model) switchMapping(mapping string) {
+	if !m.live() {
+		m.mapping.SetStatus("no live run to switch", true)
+		return
+	}
+	if err := m.run.SetMapping(mapping); err != nil {
+		m.mapping.SetStatus(err.Error(), true)
+		return
+	}
+	m.mapping.SetStatus("switching to "+mapping+" from the next gradient step…", false)
+	dirty := m.form.Dirty()
+	m.cfg.Mapping = mapping
+	if !dirty {
+		m.form.Reset(m.cfg)
+	}
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.com.Keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.helpOpen = !m.helpOpen
+		return nil
+	case key.Matches(msg, k.Back) && (m.helpOpen || m.zoomed):
+		if m.helpOpen {
+			m.helpOpen = false
+		} else {
+			m.zoomed = false
+			m.relayout()
+		}
+		return nil
+	case key.Matches(msg, k.NextPane):
+		m.setFocus((m.focus + 1) % numPanes)
+		return nil
+	case key.Matches(msg, k.PrevPane):
+		m.setFocus((m.focus + numPanes - 1) % numPanes)
+		return nil
+	case key.Matches(msg, k.Zoom):
+		m.zoomed = !m.zoomed
+		m.relayout()
+		return nil
+	case key.Matches(msg, k.Pause):
+		m.run.Pause()
+		m.paused = true
+		m.tree.SetFrozen(true)
+		m.setStatus("pausing…", false)
+		return nil
+	case key.Matches(msg, k.Resume):
+		m.run.Resume()
+		m.paused = false
+		m.tree.SetFrozen(false)
+		m.setStatus("resuming…", false)
+		return m.armTick()
+	case key.Matches(msg, k.Restart):
+		if err := m.cfg.Validate(); err != nil {
+			m.setStatus("cannot restart: "+err.Error()+" (fix it in the config pane)", true)
+			return nil
+		}
+		m.setStatus("restarting…", false)
+		return m.restart()
+	}
+	if m.helpOpen {
+		return nil
+	}
+	switch m.focus {
+	case paneConfig:
+		return m.form.Update(msg)
+	case paneTree:
+		return m.tree.Update(msg)
+	case panePipeline:
+		return m.pipe.Update(msg)
+	case paneMapping:
+		return m.mapping.Update(msg)
+	}
+	return nil
+}
+
+func (m *Model) handleClick(mouse tea.Mouse) {
+	if mouse.Button != tea.MouseLeft || m.helpOpen {
+		return
+	}
+	if p, ok := m.lay.paneAt(mouse.X, mouse.Y); ok && p != m.focus {
+		m.setFocus(p)
+	}
+}
+
+func (m *Model) setFocus(p paneID) {
+	m.focus = p
+	m.syncFocus()
+	m.relayout()
+}
+
+// syncFocus tells the panes about the focus and enables the bindings that
+// apply now.
+func (m *Model) syncFocus() {
+	m.form.SetFocused(m.focus == paneConfig)
+	m.mapping.SetFocused(m.focus == paneMapping)
+	f := m.form.current()
+	m.com.Keys.sync(keyState{
+		focus:    m.focus,
+		live:     m.live(),
+		paused:   m.paused,
+		frozen:   m.paused || !m.live(),
+		picking:  m.form.Picking(),
+		onChoice: f.kind == fieldChoice,
+		onApply:  f.kind != fieldChoice,
+		dirty:    m.form.Dirty(),
+		zoomed:   m.zoomed,
+		helpOpen: m.helpOpen,
+		mapping:  m.mapping.HasMappings(),
+	})
+}
+
+// relayout recomputes the layout for the current size, focus and zoom and
+// sizes the panes to their frames' insides.
+func (m *Model) relayout() {
+	w, h := m.com.Width, m.com.Height
+	m.headerH = headerHeight(w)
+	m.lay = computeLayout(w, h, m.headerH, m.focus, m.zoomed)
+	inner := func(p paneID) (int, int) {
+		r := m.lay.panes[p]
+		if r.empty() {
+			return 0, 0
+		}
+		return max(r.W-2, 0), max(r.H-2, 0)
+	}
+	m.tree.SetSize(inner(paneTree))
+	m.pipe.SetSize(inner(panePipeline))
+	m.charts.SetSize(inner(paneCharts))
+	m.mapping.SetSize(inner(paneMapping))
+	m.form.SetSize(inner(paneConfig))
+	m.help.SetWidth(w)
+}
