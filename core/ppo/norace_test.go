@@ -1,0 +1,5 @@
+//go:build !race
+
+package ppo
+
+const raceEnabled = false
