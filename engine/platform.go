@@ -119,6 +119,8 @@ func (pl *placement) view(requested string) MappingView {
 		SpeedupOver:      r.SpeedupOverSecond(),
 		Worst:            r.Worst.Mapping.String(),
 		SpeedupOverWorst: r.SpeedupOverWorst(),
+		Columns:          [2]string{"learner", "RMM"},
+		Unit:             "GPS",
 	}
 	for _, k := range hw.Kinds {
 		v.Table = append(v.Table, DeviceThroughput{

@@ -192,7 +192,8 @@ type MappingView struct {
 	Chosen       string // the mapping running, Learner-RMM-Storage
 	PredictedGPS float64
 	// Table is the primitive-platform performance table (000 §VI-A3):
-	// throughput in batches per second of the learner and the RMM on each
+	// throughput in batches per second of the learner and the RMM (for
+	// PPO: minibatch updates and GAE iterations per second) on each
 	// device; 0 where a device cannot run the primitive.
 	Table            []DeviceThroughput
 	All              []MappingGPS // every mapping and its predicted GPS, best first
@@ -202,6 +203,13 @@ type MappingView struct {
 	SpeedupOverWorst float64
 	FPGA             FPGAParams
 	Note             string // why the mapping was chosen, e.g. the GPU pruning of Algorithm 3
+	// Columns names the two primitives of Table: "learner" and "RMM" for
+	// off-policy runs (mapping Learner-RMM-Storage), "learner" and "GAE"
+	// for PPO (mapping Learner-GAE-Storage).
+	Columns [2]string
+	// Unit is the unit of PredictedGPS and of All's figures: "GPS" for
+	// off-policy runs, "IPS" for PPO.
+	Unit string
 }
 
 // DeviceThroughput is one row of the primitive-platform table.

@@ -145,8 +145,9 @@ func (p *mappingPane) render(focused bool) string {
 	if req == "" {
 		req = s.Config.Mapping
 	}
+	unit, second, letters := mappingLabels(*m)
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping, m.Chosen))+
-		st.Text.Render(fmt.Sprintf(" · predicted %s GPS", fixed(m.PredictedGPS))))
+		st.Text.Render(fmt.Sprintf(" · predicted %s %s", fixed(m.PredictedGPS), unit)))
 	if m.SecondBest != "" || m.Worst != "" {
 		second := fmt.Sprintf("×%s over 2nd best %s", fixedX(m.SpeedupOver), m.SecondBest)
 		worst := fmt.Sprintf("×%s over worst %s", fixedX(m.SpeedupOverWorst), m.Worst)
@@ -165,7 +166,7 @@ func (p *mappingPane) render(focused bool) string {
 	}
 	var table []string
 	if len(m.Table) > 0 {
-		table = append(table, st.Muted.Render(fmt.Sprintf("%-7s", "s/batch"))+st.Strong.Render(fmt.Sprintf(" %9s %9s", "learner", "RMM")))
+		table = append(table, st.Muted.Render(fmt.Sprintf("%-7s", "s/batch"))+st.Strong.Render(fmt.Sprintf(" %9s %9s", "learner", second)))
 		for _, d := range m.Table {
 			table = append(table, st.Text.Render(fmt.Sprintf("%-7s %9s %9s", d.Device, stepTime(d.LearnerSec), stepTime(d.RMMSec))))
 		}
@@ -174,7 +175,7 @@ func (p *mappingPane) render(focused bool) string {
 	// The mapping list gets what is left, scrolled to keep the selection.
 	var list []string
 	if len(m.All) > 0 {
-		list = append(list, st.Strong.Render(fmt.Sprintf("  %-5s %7s  %-8s", "L-R-S", "pred.", "bound by")))
+		list = append(list, st.Strong.Render(fmt.Sprintf("  %-5s %7s  %-8s", letters, "pred.", "bound by")))
 	}
 	rows := make([]string, len(m.All))
 	for i, mg := range m.All {
@@ -185,7 +186,11 @@ func (p *mappingPane) render(focused bool) string {
 		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, fixed(mg.GPS), mg.Bottleneck)
 		tag := ""
 		if mg.Mapping == m.Chosen {
-			tag = " ◀ now " + fixed(s.Sim.GPS)
+			now := s.Sim.GPS
+			if unit == "IPS" {
+				now = s.Sim.IPS
+			}
+			tag = " ◀ now " + fixed(now)
 		}
 		switch {
 		case i == p.sel && focused:
@@ -256,4 +261,19 @@ func fixedX(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.2f", v)
+}
+
+// mappingLabels names what the mapping pane shows: the unit of the
+// predictions, the primitive of the table's second column and the letters
+// of a mapping string (Learner-RMM-Storage, or Learner-GAE-Storage for PPO).
+// Snapshots from before the fields existed read as off-policy.
+func mappingLabels(m engine.MappingView) (unit, second, letters string) {
+	unit, second = m.Unit, m.Columns[1]
+	if unit == "" {
+		unit = "GPS"
+	}
+	if second == "" {
+		second = "RMM"
+	}
+	return unit, second, "L-" + second[:1] + "-S"
 }

@@ -173,6 +173,9 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 	}
 	s.Devices = devicesFor(rng, cfg.Algo)
 	s.Mapping = hopperMapping(cfg.Mapping)
+	if cfg.Algo == "ppo" {
+		s.Mapping = cartPolePPOMapping(cfg.Mapping)
+	}
 	s.History = historyFor(rng, s.Learning.Meaningful, cfg.Algo == "ppo")
 	// The latest point of each series is the snapshot's own figure.
 	last := len(s.History.SimRate) - 1
@@ -303,6 +306,31 @@ func devicesFor(rng *rand.Rand, algo string) []engine.DeviceView {
 		{Name: "FPGA", From: from, To: to, Stages: []engine.StageView{
 			stage("RMM sampler b0", 0.3), stage("RMM sampler b1", 0.3), stage("RMM updater", 0.15)}},
 		{Name: "PCIe CPU-GPU", From: from, To: to, Stages: []engine.StageView{stage("to GPU", 0.25), stage("to CPU", 0.05)}},
+	}
+}
+
+// cartPolePPOMapping is what the engine reports for CartPole-v1 PPO with
+// CleanRL's defaults: learner-GAE-storage mappings in IPS.
+func cartPolePPOMapping(requested string) engine.MappingView {
+	return engine.MappingView{
+		Requested:    requested,
+		Chosen:       "F-C-F",
+		PredictedGPS: 58661,
+		Columns:      [2]string{"learner", "GAE"},
+		Unit:         "IPS",
+		Table: []engine.DeviceThroughput{
+			{Device: "CPU", LearnerTP: 725, RMMTP: 3.08e6, LearnerSec: 1.38e-3, RMMSec: 3.25e-7},
+			{Device: "GPU", LearnerTP: 645, RMMTP: 9.5e4, LearnerSec: 1.55e-3, RMMSec: 1.05e-5},
+			{Device: "FPGA", LearnerTP: 5.18e4, RMMTP: 2.24e6, LearnerSec: 1.93e-5, RMMSec: 4.47e-7},
+		},
+		All: []engine.MappingGPS{
+			{Mapping: "F-C-F", GPS: 58661}, {Mapping: "F-F-F", GPS: 58650}, {Mapping: "F-G-F", GPS: 57900},
+			{Mapping: "C-C-C", GPS: 22100}, {Mapping: "C-F-C", GPS: 22090}, {Mapping: "C-G-C", GPS: 21950},
+			{Mapping: "G-C-G", GPS: 15600}, {Mapping: "G-F-G", GPS: 15590}, {Mapping: "G-G-G", GPS: 15500},
+		},
+		SecondBest: "F-F-F", SpeedupOver: 1.0,
+		Worst: "G-G-G", SpeedupOverWorst: 3.8,
+		Note: "PPO mapping is learner-GAE-storage; FPGA GAE with 64 HEPPO PEs",
 	}
 }
 
