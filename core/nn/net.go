@@ -181,6 +181,25 @@ func NewNet(in Dims, specs ...LayerSpec) (*Net, error) {
 	return n, nil
 }
 
+// MaxHidden bounds the width of a hidden layer that CheckHidden accepts:
+// wider layers than this are a typing mistake, not a network to train.
+const MaxHidden = 1 << 16
+
+// CheckHidden reports whether hidden lists at least one hidden layer and
+// every width is in 1..MaxHidden. example is a sensible list to suggest
+// when hidden is empty, e.g. "{256, 256}". The error names the layer.
+func CheckHidden(hidden []int, example string) error {
+	if len(hidden) == 0 {
+		return fmt.Errorf("no hidden layers: give at least one size, e.g. %s", example)
+	}
+	for i, h := range hidden {
+		if h < 1 || h > MaxHidden {
+			return fmt.Errorf("hidden layer %d has %d units: units must be 1..%d", i, h, MaxHidden)
+		}
+	}
+	return nil
+}
+
 // NewMLP builds a multilayer perceptron with the given layer sizes, sizes[0]
 // inputs and sizes[len-1] outputs, hidden activation after every layer but
 // the last and output after the last. NewMLP([]int{4, 64, 64, 2}, Tanh,

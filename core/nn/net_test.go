@@ -143,3 +143,21 @@ func TestForwardPanics(t *testing.T) {
 		}()
 	}
 }
+
+func TestCheckHidden(t *testing.T) {
+	for _, c := range []struct {
+		hidden []int
+		want   string // "" for valid
+	}{
+		{[]int{64, 64}, ""},
+		{[]int{1, MaxHidden}, ""},
+		{nil, "no hidden layers: give at least one size, e.g. {8}"},
+		{[]int{64, 0}, "hidden layer 1 has 0 units: units must be 1..65536"},
+		{[]int{MaxHidden + 1}, "hidden layer 0 has 65537 units"},
+	} {
+		err := CheckHidden(c.hidden, "{8}")
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("CheckHidden(%v) = %v, want %q", c.hidden, err, c.want)
+		}
+	}
+}

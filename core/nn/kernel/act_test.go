@@ -127,3 +127,33 @@ func BenchmarkTanh(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 }
+
+// TestReLUSpecialValues checks the branch-free ReLU pair against their
+// definition on signed zeros, infinities, NaN and denormals.
+func TestReLUSpecialValues(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	nan := float32(math.NaN())
+	in := []float32{negZero, 0, 1e-45, -1e-45, float32(math.Inf(1)), float32(math.Inf(-1)), nan, 2, -2}
+	dy := []float32{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	out := make([]float32, len(in))
+	ReLU(out, in)
+	for i, x := range in {
+		want := x
+		if x < 0 {
+			want = 0
+		}
+		if out[i] != want && !(x != x && out[i] != out[i]) && !(x == 0 && out[i] == 0) {
+			t.Errorf("ReLU(%g) = %g, want %g", x, out[i], want)
+		}
+	}
+	ReLUBackward(out, dy, in)
+	for i, y := range in {
+		want := float32(0)
+		if y > 0 {
+			want = dy[i]
+		}
+		if out[i] != want {
+			t.Errorf("ReLUBackward at y=%g: %g, want %g", y, out[i], want)
+		}
+	}
+}

@@ -48,6 +48,13 @@ TEXT ·adamAVX2(SB), NOSPLIT, $0-64
 	VBROADCASTSS stepSize+52(FP), Y13
 	VBROADCASTSS bc2Sqrt+56(FP), Y14
 	VBROADCASTSS eps+60(FP), Y15
+	// Y8 = adamTiny (1e-30), Y9 = the mask of a float32's magnitude bits.
+	MOVL         $0x0da24260, AX
+	VMOVD        AX, X8
+	VPBROADCASTD X8, Y8
+	MOVL         $0x7fffffff, AX
+	VMOVD        AX, X9
+	VPBROADCASTD X9, Y9
 
 aloop:
 	VMOVUPS      (SI), Y0          // g
@@ -57,6 +64,11 @@ aloop:
 	VMULPS       Y0, Y0, Y3        // g*g
 	VMULPS       (R9), Y11, Y4     // beta2 v
 	VFMADD231PS  Y3, Y12, Y4       // v = beta2 v + (1-beta2) g*g
+	VANDPS       Y9, Y1, Y2        // |m|
+	VCMPPS       $0x1d, Y8, Y2, Y2 // |m| >= tiny (GE_OQ)
+	VANDPS       Y2, Y1, Y1        // flush m below tiny to 0
+	VCMPPS       $0x1d, Y8, Y4, Y3 // v >= tiny
+	VANDPS       Y3, Y4, Y4        // flush v below tiny to 0
 	VSQRTPS      Y4, Y5
 	VDIVPS       Y14, Y5, Y5       // sqrt(v) / bc2Sqrt
 	VADDPS       Y15, Y5, Y5       // + eps

@@ -70,3 +70,35 @@ func TestAdamFamilies(t *testing.T) {
 		}
 	}
 }
+
+// TestAdamFlushesTinyMoments checks that moments decaying towards 0 are
+// flushed at adamTiny instead of entering the subnormals, in every kernel
+// family and identically, including the lanes of the vector loop.
+func TestAdamFlushesTinyMoments(t *testing.T) {
+	const n = 19 // two vector blocks and a scalar tail
+	for _, im := range families() {
+		t.Run(im.name, func(t *testing.T) {
+			saved := active
+			active = im
+			defer func() { active = saved }()
+			p, g, m, v := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+			for i := range n {
+				m[i], v[i] = 1.05e-30, 1.0005e-30 // one decay (x0.9, x0.999) takes them below 1e-30
+				if i%2 == 1 {
+					m[i] = -m[i]
+				}
+			}
+			Adam(p, g, m, v, 0.1, 0.999, 0.001, 1e-3, 1, 1e-8)
+			for i := range n {
+				if m[i] != 0 || v[i] != 0 {
+					t.Fatalf("element %d: m = %g, v = %g, want both flushed to 0", i, m[i], v[i])
+				}
+			}
+			m[0], v[0] = 1e-29, 1e-29 // above the threshold after one decay: kept
+			Adam(p[:1], g[:1], m[:1], v[:1], 0.1, 0.999, 0.001, 1e-3, 1, 1e-8)
+			if m[0] == 0 || v[0] == 0 {
+				t.Errorf("moments above the threshold were flushed: m = %g, v = %g", m[0], v[0])
+			}
+		})
+	}
+}
