@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/rlxdev/rlx/core/sumtree"
 )
 
 func testConfig(capacity int) Config {
@@ -459,6 +461,28 @@ func TestNoAllocations(t *testing.T) {
 	} {
 		if a := testing.AllocsPerRun(50, f); a != 0 {
 			t.Errorf("%s allocates %v times per call", name, a)
+		}
+	}
+}
+
+func TestTraceAndReadTree(t *testing.T) {
+	b := mustNew(t, testConfig(100))
+	for i := range 100 {
+		_ = b.Add(tagged(float32(i), 3, 2))
+	}
+	p := make([]float64, 100)
+	for i := range p {
+		p[i] = float64(i%7 + 1)
+	}
+	setPriorities(t, b, p)
+	var total float64
+	b.ReadTree(func(tr *sumtree.Tree) { total = tr.Total() })
+	for _, u01 := range []float64{0, 0.25, 0.5, 0.999} {
+		path := b.Trace(u01)
+		var want int
+		b.ReadTree(func(tr *sumtree.Tree) { want = tr.Find(u01 * tr.Total()) })
+		if path.Leaf != want || path.Total != total || path.U != u01*total || len(path.Steps) == 0 {
+			t.Errorf("Trace(%v) = leaf %d of total %v at u %v, want leaf %d", u01, path.Leaf, path.Total, path.U, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/rlxdev/rlx/core/sumtree"
 )
 
 // MaxBatch is the largest batch Sample draws in one call.
@@ -156,4 +158,23 @@ func (b *Buffer) weights(dst *Batch, pmin float64) {
 			dst.Weights[k] = float32(power(pmin/p, e))
 		}
 	}
+}
+
+// ReadTree calls f with the buffer's sum tree (leaves p_i^alpha) under the
+// tree lock shared with samplers, so that f sees a consistent tree: for
+// views such as the explorer's sum-tree pane. f must only read the tree
+// (Total, Level, Trace, Find, Get, ...) and must not keep it; updates wait
+// while f runs.
+func (b *Buffer) ReadTree(f func(t *sumtree.Tree)) {
+	b.rlock()
+	defer b.runlock()
+	f(b.tree)
+}
+
+// Trace returns the prefix-sum walk that sampling takes for a uniform draw
+// u01 in [0, 1): the walk of sumtree.Tree.Trace for the target u01 * Total.
+func (b *Buffer) Trace(u01 float64) sumtree.Path {
+	var p sumtree.Path
+	b.ReadTree(func(t *sumtree.Tree) { p = t.Trace(u01 * t.Total()) })
+	return p
 }
