@@ -14,6 +14,6 @@ host clock. Each subcommand prints a table, or JSON with --json.`,
 			return cmd.Help()
 		},
 	}
-	cmd.AddCommand(newBenchSumtreeCmd(), newBenchGAECmd(), newBenchPPOCmd())
+	cmd.AddCommand(newBenchSumtreeCmd(), newBenchGAECmd(), newBenchPPOCmd(), newBenchOffPolicyCmd())
 	return cmd
 }

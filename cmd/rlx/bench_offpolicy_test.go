@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rlxdev/rlx/bench"
+)
+
+func runBenchOffPolicy(ctx context.Context, args ...string) (string, string, error) {
+	cmd := newBenchOffPolicyCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), errOut.String(), err
+}
+
+func TestBenchOffPolicyLearn(t *testing.T) {
+	out, _, err := runBenchOffPolicy(context.Background(), "learn", "--steps", "2500", "--learning-starts", "500", "--seeds", "1,2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DQN + PER on CartPole-v1: 2500 steps, learning starts 500", "lockstep pacing",
+		"final mean(100)", "reached 475 at", "median final"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, err = runBenchOffPolicy(context.Background(), "learn", "--algo", "td3", "--steps", "400", "--learning-starts", "200",
+		"--seeds", "1", "--pacing", "ratio", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep bench.LearnReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Schema != bench.OffPolicySchema || rep.Algo != "td3" || rep.Env != "Pendulum-v1" || rep.Pacing != "ratio" ||
+		len(rep.Results) != 1 || rep.Results[0].GradSteps != 200 {
+		t.Errorf("report %+v", rep)
+	}
+}
+
+func TestBenchOffPolicyOthers(t *testing.T) {
+	ctx := context.Background()
+	out, _, err := runBenchOffPolicy(ctx, "relaxed", "--depths", "1,3", "--seeds", "1", "--steps", "11000", "--free-steps", "30", "--repeats", "1")
+	if err != nil || !strings.Contains(out, "relaxed dependency") || strings.Count(out, "\n") != 5 {
+		t.Errorf("relaxed: %v\n%s", err, out)
+	}
+	out, _, err = runBenchOffPolicy(ctx, "spo", "--learners", "2", "--batch", "64", "--grad-steps", "30", "--h", "3")
+	if err != nil || !strings.Contains(out, "data-parallel") || !strings.Contains(out, "spo") || !strings.Contains(out, "apex") {
+		t.Errorf("spo: %v\n%s", err, out)
+	}
+	out, _, err = runBenchOffPolicy(ctx, "split", "--cores", "2", "--duration", "20ms", "--batch", "16")
+	if err != nil || !strings.Contains(out, "best: 1 actor core(s), 1 learner core(s)") {
+		t.Errorf("split: %v\n%s", err, out)
+	}
+}
+
+func TestBenchOffPolicyUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"learn", "--seeds", "1,x"},
+		{"learn", "--pacing", "fast"},
+		{"learn", "--procs", "-1"},
+		{"learn", "--depth", "0"},
+		{"learn", "--actors", "0"},
+		{"relaxed", "--depths", "0"},
+		{"spo", "--learners", "a"},
+		{"spo", "--batch", "0"},
+		{"split", "--cores", "1"},
+		{"split", "--duration", "0s"},
+		{"learn", "extra"},
+	} {
+		_, _, err := runBenchOffPolicy(context.Background(), args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%v: error %v, want a usage error", args, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := runBenchOffPolicy(ctx, "learn", "--steps", "100000", "--seeds", "1"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

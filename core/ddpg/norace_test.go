@@ -1,0 +1,5 @@
+//go:build !race
+
+package ddpg
+
+const raceEnabled = false
