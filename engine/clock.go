@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"math"
+
+	"github.com/rlxdev/rlx/hw"
+)
 
 // resource is one simulated unit that does one thing at a time: a device's
 // learner, a replay manager, a data storage, one PCIe link. Work charged to
@@ -63,4 +67,18 @@ func (r *resource) window(from, to float64) ([]Interval, float64) {
 		return out, 0
 	}
 	return out, busy / (to - from)
+}
+
+// unitSet holds the units of a simulated platform by device and stage.
+type unitSet map[string]*resource
+
+// get returns unit stage of device k, created idle on first use.
+func (u unitSet) get(k hw.Kind, stage string) *resource {
+	key := k.String() + "/" + stage
+	r, ok := u[key]
+	if !ok {
+		r = &resource{device: k.String(), stage: stage}
+		u[key] = r
+	}
+	return r
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rlxdev/rlx/core/ppo"
 )
 
 // Config describes one run: the workload, the algorithm, its sizes and the
@@ -124,8 +126,9 @@ func ValidateMapping(m string) error {
 
 // Defaults returns c with every zero field set to its default. Off-policy
 // defaults follow CleanRL's dqn.py (batch 128, buffer 10000) with one actor
-// and D = 1; PPO defaults follow CleanRL's ppo.py (4 environments, 128
-// steps, 4 epochs of 4 minibatches).
+// and D = 1; PPO defaults follow CleanRL's ppo.py for discrete actions (4
+// environments, 128 steps, 4 epochs of 4 minibatches) and
+// ppo_continuous_action.py for continuous ones (1 x 2048, 10 epochs of 32).
 func (c Config) Defaults() Config {
 	set := func(v *int, d int) {
 		if *v == 0 {
@@ -141,6 +144,15 @@ func (c Config) Defaults() Config {
 	c.Algo = strings.ToLower(c.Algo)
 	if c.Mapping == "" {
 		c.Mapping = "auto"
+	}
+	if c.Algo == "ppo" {
+		// CleanRL's ppo.py or ppo_continuous_action.py, by action space.
+		if pc, err := ppo.Defaults(c.Env); err == nil {
+			set(&c.Envs, pc.NumEnvs)
+			set(&c.Horizon, pc.NumSteps)
+			set(&c.Epochs, pc.Epochs)
+			set(&c.Minibatches, pc.Minibatches)
+		}
 	}
 	set(&c.Batch, 128)
 	set(&c.Capacity, 10_000)

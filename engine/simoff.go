@@ -32,7 +32,7 @@ type offPolicySim struct {
 	links   [hw.NumKinds]*resource // PCIe of the GPU and of the FPGA; none for the CPU
 	// units holds every learner, RMM and storage unit ever used, by device
 	// and stage, so that a unit keeps its timeline across mapping changes.
-	units map[string]*resource
+	units unitSet
 
 	// Rings of D entries, indexed by step modulo D: when step j's priority
 	// update ended, and when the rows of the batch sampled for step j are
@@ -41,6 +41,11 @@ type offPolicySim struct {
 	step             int64 // the next gradient step
 	sampled          int64 // the next batch to sample
 	lastEnd          float64
+	ends             [viewSteps]float64 // ends of the latest steps, a ring
+	// inserted is when the latest data charged so far reached the storage:
+	// a batch is sampled no earlier, since the run sampled it only after
+	// that data existed.
+	inserted float64
 
 	// Per-primitive costs for the current mapping, precomputed because they
 	// depend only on the batch (seconds).
@@ -49,7 +54,7 @@ type offPolicySim struct {
 }
 
 func newOffPolicySim(pl *placement, batch, depth, actors int) (*offPolicySim, error) {
-	s := &offPolicySim{pl: pl, batch: batch, depth: depth, units: map[string]*resource{},
+	s := &offPolicySim{pl: pl, batch: batch, depth: depth, units: unitSet{},
 		updated: make([]float64, depth), arrived: make([]float64, depth)}
 	for i := range actors {
 		s.actors = append(s.actors, &resource{device: "CPU", stage: fmt.Sprintf("actor %d", i)})
@@ -85,27 +90,16 @@ func (s *offPolicySim) remap(m dse.Mapping) error {
 		return fmt.Errorf("engine: mapping %s: %w", m, err)
 	}
 	s.tGather = float64(s.pl.workload.BatchBytes(s.batch)) / (memBWGBs(s.pl.platform, m.Storage) * 1e9)
-	s.learner = s.unit(m.Learner, "learner")
+	s.learner = s.units.get(m.Learner, "learner")
 	if m.RMM == m.Learner && m.RMM == hw.GPU {
 		// 000 §VI-B: the RMM and the learner share the GPU.
 		s.rmm = s.learner
 	} else {
-		s.rmm = s.unit(m.RMM, "RMM")
+		s.rmm = s.units.get(m.RMM, "RMM")
 	}
-	s.storage = s.unit(m.Storage, "storage")
+	s.storage = s.units.get(m.Storage, "storage")
 	s.pl.mapping = m
 	return nil
-}
-
-// unit returns the unit stage of device k, created on first use.
-func (s *offPolicySim) unit(k hw.Kind, stage string) *resource {
-	key := k.String() + "/" + stage
-	r, ok := s.units[key]
-	if !ok {
-		r = &resource{device: k.String(), stage: stage}
-		s.units[key] = r
-	}
-	return r
 }
 
 func memBWGBs(p *hw.Platform, k hw.Kind) float64 {
@@ -140,15 +134,18 @@ func (s *offPolicySim) transfer(a, b hw.Kind, bytes int64, ready float64) float6
 // The RMM samples ahead: before step k trains, every batch up to k+D-1 is
 // sampled, batch j as soon as the priorities of step j-D are updated, the
 // pre-sampler of 000 §V-A. With D = 1 batch k is sampled after step k-1's
-// update: the strict loop, in which nothing overlaps.
+// update: the strict loop, in which nothing overlaps. No batch is sampled
+// before the data charged so far is stored, so a learner never runs ahead
+// of the actors that feed it: if they are slower on the platform, they set
+// the pace.
 func (s *offPolicySim) gradientStep() float64 {
 	m := s.pl.mapping
 	b := int64(s.batch)
 	d := int64(s.depth)
 	for ; s.sampled < s.step+d; s.sampled++ {
-		ready := 0.0
+		ready := s.inserted
 		if s.sampled >= d {
-			ready = s.updated[s.sampled%d] // the update of step sampled-D
+			ready = max(ready, s.updated[s.sampled%d]) // the update of step sampled-D
 		}
 		_, t := s.rmm.run(ready, s.tSample)
 		t = s.transfer(m.RMM, m.Storage, 4*b, t)
@@ -161,29 +158,54 @@ func (s *offPolicySim) gradientStep() float64 {
 	_, t = s.rmm.run(t, s.tUpdate)
 	s.updated[slot] = t
 	s.lastEnd = t
+	s.ends[s.step%viewSteps] = t
 	s.step++
 	return t
 }
 
+// viewSteps is how many gradient steps the timelines show.
+const viewSteps = 64
+
+// views renders the units' timelines over the last viewSteps gradient
+// steps (all of the run before that many).
+func (s *offPolicySim) views() []DeviceView {
+	now := s.now()
+	from := 0.0
+	if s.step >= viewSteps {
+		from = s.ends[s.step%viewSteps] // the end of the step viewSteps ago
+	}
+	return unitViews(s.resources(), from, now)
+}
+
 // actorSteps charges n environment steps, each with one policy inference,
-// to actor a, and the insertion of their data into the storage.
+// to the actor cores, and the insertion of their data into the storage.
+//
+// The steps go to the least busy core, whichever host goroutine ran them:
+// the actors are identical, and the host's scheduling, which lets one
+// goroutine run ahead of another, is not the platform's. On the platform
+// N cores share the collection evenly.
 func (s *offPolicySim) actorSteps(a, n int) float64 {
-	r := s.actors[a%len(s.actors)]
+	r := s.actors[0]
+	for _, c := range s.actors[1:] {
+		if c.free < r.free {
+			r = c
+		}
+	}
 	_, t := r.run(r.free, float64(n)*(s.tEnv+s.tInfer))
 	m := s.pl.mapping
 	bytes := int64(n) * int64(s.pl.workload.DataPointBytes)
 	t = s.transfer(hw.CPU, m.Storage, bytes, t)
+	s.inserted = max(s.inserted, t)
 	return t
 }
 
-// now returns the simulated time of the platform: the latest moment any
-// unit is busy until.
+// now returns the simulated time of the platform: the end of the latest
+// gradient step, or of the latest insert when the actors lead (as they do
+// before learning starts). Work already charged for future steps, such as
+// batches the RMM sampled ahead, does not count: the platform has not
+// finished a step by doing part of the next ones.
 func (s *offPolicySim) now() float64 {
-	t := s.lastEnd
-	for _, r := range s.resources() {
-		t = max(t, r.free)
-	}
-	return t
+	return max(s.lastEnd, s.inserted)
 }
 
 // resources lists every unit ever used, the actors last.

@@ -20,22 +20,32 @@ const DefaultDevices = "table-iv"
 
 // DeviceNames returns the names of the embedded device platforms, sorted
 // (file names without ".yaml").
-func DeviceNames() []string {
-	entries, _ := fs.ReadDir(deviceFS, "devices")
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
-	}
-	sort.Strings(names)
-	return names
-}
+func DeviceNames() []string { return names(deviceFS, "devices") }
 
 // Device returns the YAML of the named device platform, ready to copy to a
 // file and edit.
 func Device(name string) ([]byte, error) {
-	b, err := deviceFS.ReadFile(path.Join("devices", name+".yaml"))
+	return read(deviceFS, "devices", name, "device preset")
+}
+
+// names lists the YAML files of directory dir of fsys without their
+// extension, sorted.
+func names(fsys embed.FS, dir string) []string {
+	entries, _ := fs.ReadDir(fsys, dir)
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// read returns the file name.yaml of directory dir of fsys, or an error
+// that lists the known names; what names the kind of preset.
+func read(fsys embed.FS, dir, name, what string) ([]byte, error) {
+	b, err := fsys.ReadFile(path.Join(dir, name+".yaml"))
 	if err != nil {
-		return nil, fmt.Errorf("device preset %q not found: known presets are %s", name, strings.Join(DeviceNames(), ", "))
+		return nil, fmt.Errorf("%s %q not found: known presets are %s", what, name, strings.Join(names(fsys, dir), ", "))
 	}
 	return b, nil
 }

@@ -1,0 +1,355 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/rlxdev/rlx/core/ddpg"
+	"github.com/rlxdev/rlx/core/dqn"
+	"github.com/rlxdev/rlx/core/env"
+	"github.com/rlxdev/rlx/core/runtime"
+	"github.com/rlxdev/rlx/core/sumtree"
+	"github.com/rlxdev/rlx/hw"
+)
+
+// maxReplayBytes bounds the replay buffer a run may allocate: past it the
+// machine would swap or the allocator fail, which cannot be recovered.
+const maxReplayBytes = 8 << 30
+
+// offPolicyDriver runs DQN, DDPG or TD3 on the actor-learner runtime
+// (core/runtime, 000 §V-B) and charges what it executes to the simulated
+// platform through offPolicySim.
+type offPolicyDriver struct {
+	cfg     Config
+	rrun    *runtime.Run
+	meaning bool
+	rng     *rand.Rand // the sum-tree view's sample targets; monitor goroutine only
+
+	mu      sync.Mutex // guards sim and pending
+	sim     *offPolicySim
+	pending []int // environment steps per actor not yet charged
+	view    MappingView
+
+	// Monitor goroutine only.
+	returns  returnWindow
+	episodes int
+	queues   map[string][2]int64 // previous push and pop counts
+	queueAt  time.Time
+	detail   []DeviceView // cycle-level pipelines of the mapping, computed once per mapping
+}
+
+func newOffPolicyDriver(cfg Config) (driver, error) {
+	total := int(min(cfg.Steps, 1<<40))
+	if total == 0 {
+		total = 1 << 40 // until stopped
+	}
+	e, err := env.Make(cfg.Env, rand.New(rand.NewPCG(cfg.Seed, 0)))
+	if err != nil {
+		return nil, err
+	}
+	spec := e.Spec()
+	var agent runtime.Agent
+	var rc runtime.Config
+	var passes []pass
+	switch cfg.Algo {
+	case "dqn":
+		c, r := dqn.CleanRL(total)
+		a, err := dqn.New(spec, c, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		l, err := a.Learner()
+		if err != nil {
+			return nil, err
+		}
+		agent, rc = a, r
+		passes = []pass{{"q", l.Q().Shape(), 1, 1, 1}, {"q-target", l.Q().Shape(), 1, 0, 0}}
+	default:
+		alg := ddpg.DDPG
+		if cfg.Algo == "td3" {
+			alg = ddpg.TD3
+		}
+		c, r := ddpg.CleanRL(alg, cfg.Env, total, min(25_000, total/10))
+		a, err := ddpg.New(spec, c, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		l, err := a.Learner()
+		if err != nil {
+			return nil, err
+		}
+		agent, rc = a, r
+		passes = []pass{
+			{"actor", l.Actor().Shape(), 1, 1, 1}, {"critic", l.Critic().Shape(), 2, 2, 1},
+			{"actor-target", l.Actor().Shape(), 1, 0, 0}, {"critic-target", l.Critic().Shape(), 1, 0, 0},
+		}
+		if alg == ddpg.TD3 {
+			passes = append(passes, pass{"critic2", l.Critic().Shape(), 1, 1, 1}, pass{"critic2-target", l.Critic().Shape(), 1, 0, 0})
+		}
+	}
+	rc.Env, rc.Seed, rc.TotalSteps = cfg.Env, cfg.Seed, total
+	rc.Actors, rc.BatchSize, rc.Depth = cfg.Actors, cfg.Batch, cfg.Depth
+	rc.Replay.Capacity, rc.Replay.Fanout = cfg.Capacity, cfg.Fanout
+	rc.LearningStarts = min(rc.LearningStarts, max(cfg.Batch, cfg.Capacity/2))
+	if cfg.Learners > 1 {
+		rc.Mode, rc.Learners = runtime.ModeSPO, cfg.Learners
+	}
+	if cfg.Actors > 1 || cfg.Learners > 1 || cfg.Depth > 1 {
+		// Lockstep orders everything for one learner and strict sampling;
+		// with more units, or batches sampled ahead, units run free at the
+		// update interval's ratio.
+		rc.Pacing = runtime.PaceRatio
+	}
+	rb := rc.Replay
+	rb.ObsDim, rb.ActDim = spec.Obs.Dim(), spec.Act.Dim()
+	if need := rb.Bytes(); need > maxReplayBytes {
+		return nil, &FieldError{"capacity", fmt.Sprint(cfg.Capacity),
+			fmt.Sprintf("a replay buffer of %d transitions of %s needs %.1f GiB, more than the %d GiB limit: lower the capacity",
+				cfg.Capacity, cfg.Env, need/(1<<30), maxReplayBytes>>30)}
+	}
+	d := &offPolicyDriver{cfg: cfg, meaning: !spec.Workload, pending: make([]int, cfg.Actors), rng: rand.New(rand.NewPCG(cfg.Seed, 7))}
+	rc.Observer = d
+	if d.rrun, err = runtime.New(rc, agent); err != nil {
+		return nil, err
+	}
+	p, err := loadPlatform(cfg.Devices)
+	if err != nil {
+		return nil, err
+	}
+	obs, act := spec.Obs.Dim(), spec.Act.Dim()
+	w := hw.Workload{
+		Name: cfg.Env + "/" + cfg.Algo, Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
+		Actors: cfg.Actors, DataPointBytes: 4 * (2*obs + act + 2), LossOps: 8,
+		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
+	}
+	if cfg.Algo != "dqn" {
+		w.LossOps, w.SoftUpdate = 12, true
+	}
+	for _, ps := range passes {
+		w.Nets = append(w.Nets, hwNet(ps))
+	}
+	pl, err := place(p, w, cfg.Mapping)
+	if err != nil {
+		return nil, err
+	}
+	if d.sim, err = newOffPolicySim(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
+		return nil, err
+	}
+	d.view = pl.view(cfg.Mapping)
+	d.detail = d.pipelines()
+	return d, nil
+}
+
+// Observe charges the runtime's primitives to the simulated platform. It
+// is called concurrently by every unit: it takes the lock only at the
+// points where it charges (a learner's gradient step, an actor's flush),
+// and counts environment steps per actor in between.
+func (d *offPolicyDriver) Observe(e runtime.Event) {
+	switch {
+	case e.Kind == runtime.KindEnvStep && e.Unit.Role == runtime.RoleActor:
+		d.mu.Lock()
+		d.pending[e.Unit.Index]++
+		d.mu.Unlock()
+	case e.Kind == runtime.KindFlush:
+		d.mu.Lock()
+		a := e.Unit.Index
+		if n := d.pending[a]; n > 0 {
+			d.sim.actorSteps(a, n)
+			d.pending[a] = 0
+		}
+		d.mu.Unlock()
+	case e.Kind == runtime.KindPriorityUpdate && e.Unit.Index == 0:
+		// The end of a gradient step of learner 0 (the central learner).
+		d.mu.Lock()
+		d.sim.gradientStep()
+		d.mu.Unlock()
+	}
+}
+
+// monitorEvery is how often the monitor goroutine checks the gate.
+const monitorEvery = 20 * time.Millisecond
+
+func (d *offPolicyDriver) run(ctx context.Context, g *gate) error {
+	if err := d.rrun.Start(ctx); err != nil {
+		return err
+	}
+	tick := time.NewTicker(monitorEvery)
+	defer tick.Stop()
+	budgetDone := false
+	for {
+		select {
+		case <-d.rrun.Done():
+			err := d.rrun.Wait()
+			if budgetDone || errors.Is(err, runtime.ErrStopped) && ctx.Err() == nil {
+				return nil
+			}
+			return err
+		case <-tick.C:
+			if err := g.check(ctx); err != nil {
+				d.rrun.Stop()
+				<-d.rrun.Done()
+				return err
+			}
+			if d.cfg.Duration > 0 && !budgetDone && g.hostElapsed(time.Now()) >= d.cfg.Duration {
+				budgetDone = true
+				d.rrun.Stop()
+			}
+		}
+	}
+}
+
+func (d *offPolicyDriver) simGradSteps() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sim.step
+}
+
+func (d *offPolicyDriver) pause()  { d.rrun.Pause() }
+func (d *offPolicyDriver) resume() { d.rrun.Resume() }
+
+func (d *offPolicyDriver) remap(m string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.sim.pl.setMapping(m); err != nil {
+		return err
+	}
+	if err := d.sim.remap(d.sim.pl.mapping); err != nil {
+		return err
+	}
+	d.view = d.sim.pl.view(m)
+	d.detail = d.pipelines()
+	return nil
+}
+
+func (d *offPolicyDriver) snapshot(s *Snapshot) {
+	rs := d.rrun.Snapshot()
+	s.Counters = Counters{
+		EnvSteps: rs.EnvSteps, GradSteps: rs.GradSteps, Episodes: int64(rs.Episodes),
+		Samples: rs.GradSteps * int64(d.cfg.Batch),
+	}
+	s.Learning.Meaningful = d.meaning
+	eps, n := d.rrun.EpisodesSince(d.episodes)
+	d.episodes = n
+	for _, e := range eps {
+		d.returns.add(e.Return)
+	}
+	d.returns.fill(&s.Learning)
+	s.Learning.Losses = []Loss{{"td_loss", rs.Loss}, {"q_mean", rs.QMean}}
+	if d.cfg.Algo != "dqn" {
+		s.Learning.Losses = append(s.Learning.Losses, Loss{"actor_loss", rs.Aux})
+	}
+	s.Replay = ReplayStats{MeanStaleness: rs.MeanStaleness, MaxStaleness: rs.MaxStaleness, Skipped: uint64(rs.SkippedPrio),
+		MinPriority: math.Inf(1)}
+	for _, b := range rs.Buffer {
+		s.Replay.Len += b.Len
+		s.Replay.MinPriority = math.Min(s.Replay.MinPriority, b.MinPrio)
+		s.Replay.MaxPriority = math.Max(s.Replay.MaxPriority, b.MaxPrio)
+	}
+	s.Replay.Cap = d.cfg.Capacity
+	if math.IsInf(s.Replay.MinPriority, 1) {
+		s.Replay.MinPriority = 0
+	}
+	s.Queues = d.queueStats(rs.Queues)
+	s.Tree = d.treeView()
+
+	d.mu.Lock()
+	s.SimElapsed = d.sim.now()
+	s.Mapping = d.view
+	s.Devices = append(d.sim.views(), d.detail...)
+	d.mu.Unlock()
+}
+
+// queueStats converts the runtime's queue counters into rates per host
+// second since the previous snapshot.
+func (d *offPolicyDriver) queueStats(qs []runtime.QueueStats) []QueueStat {
+	now := time.Now()
+	dt := now.Sub(d.queueAt).Seconds()
+	if d.queues == nil {
+		d.queues = map[string][2]int64{}
+		dt = 0
+	}
+	out := make([]QueueStat, 0, len(qs))
+	for _, q := range qs {
+		st := QueueStat{Name: q.Name, Len: q.Len, Cap: q.Cap}
+		if prev, ok := d.queues[q.Name]; ok && dt > 0 {
+			st.InPerSec = float64(q.Pushed-prev[0]) / dt
+			st.OutPerSec = float64(q.Popped-prev[1]) / dt
+		}
+		d.queues[q.Name] = [2]int64{q.Pushed, q.Popped}
+		out = append(out, st)
+	}
+	d.queueAt = now
+	return out
+}
+
+// treeView reads the top of bank 0's sum tree and a sampling walk for a
+// fresh random target, with the path the sampled leaf's priority update
+// will recompute.
+func (d *offPolicyDriver) treeView() TreeView {
+	var v TreeView
+	d.rrun.Buffer(0).ReadTree(func(t *sumtree.Tree) {
+		v.Fanout, v.Height = t.Fanout(), t.Height()
+		for lv := range min(MaxTreeLevels, t.Height()) {
+			n := t.LevelLen(lv)
+			v.LevelLen = append(v.LevelLen, n)
+			vals := t.Level(nil, lv)
+			v.Levels = append(v.Levels, vals[:min(len(vals), MaxTreeNodes)])
+		}
+		if t.Total() == 0 {
+			v.Walk = Walk{Leaf: -1}
+			return
+		}
+		p := t.Trace(d.rng.Float64() * t.Total())
+		v.Walk = Walk{U: p.U, Total: p.Total, Leaf: p.Leaf}
+		for _, st := range p.Steps {
+			v.Walk.Steps = append(v.Walk.Steps, WalkStep(st))
+		}
+		if p.Leaf >= 0 {
+			v.UpdateLeaf = p.Leaf
+			v.Update = t.Ancestors(nil, p.Leaf)
+		}
+	})
+	return v
+}
+
+// pipelines returns the cycle-level timelines of the FPGA units the
+// mapping uses, for one gradient step's batch: the learner pipeline (000
+// Fig. 3, §VI-A2) and the RMM's sampling pipelines per bank (000 Fig. 5).
+func (d *offPolicyDriver) pipelines() []DeviceView {
+	pl := d.sim.pl
+	f := pl.platform.FPGA
+	design := pl.dse.Arch.Design()
+	if f == nil || design == nil {
+		return nil
+	}
+	var out []DeviceView
+	if pl.mapping.Learner == hw.FPGA && design.Learner != nil {
+		stages := hw.LearnerStages(&pl.workload)
+		names := make([]string, len(stages))
+		for i, st := range stages {
+			names[i] = st.Name
+		}
+		tl := hw.SimulateLearner(design.Learner, d.cfg.Batch, names)
+		out = append(out, timelineView("FPGA learner pipeline (one step)", &tl, f.Hz(), func(i int) string {
+			if i < len(names) {
+				return names[i]
+			}
+			return "weight update"
+		}))
+	}
+	if pl.mapping.RMM == hw.FPGA && design.RMM.S > 0 {
+		rmm := design.RMM
+		res, err := hw.SimulateRMM(rmm, hw.RoundRobinBanks(d.cfg.Batch, rmm.S), f.RMMFIFODepth, true)
+		if err == nil {
+			out = append(out, timelineView("FPGA RMM samplers (one batch)", &res.Timeline, f.Hz(), func(i int) string {
+				return fmt.Sprintf("bank %d", i/rmm.H)
+			}))
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"math"
+	"slices"
+)
+
+// rateWindow turns counters into rates over the last rateSpan of each
+// clock: recent enough to follow a change of mapping, long enough to
+// smooth the bursts of an iteration.
+type rateWindow struct {
+	points    []ratePoint
+	host, sim Rates
+}
+
+type ratePoint struct {
+	host, sim float64 // seconds on each clock
+	c         Counters
+	simGrad   int64 // gradient steps charged to the simulated platform
+}
+
+// rateSpan is how far back, in snapshots, rates look.
+const rateSpan = 20
+
+// update adds s. simGrad is the number of gradient steps the simulated
+// platform has been charged, which may trail s.Counters.GradSteps (an
+// off-policy step is charged when its priority update is applied, up to D
+// steps after it trained): the simulated rate counts those.
+func (w *rateWindow) update(s *Snapshot, simGrad int64) {
+	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: simGrad}
+	w.points = append(w.points, p)
+	if len(w.points) > rateSpan {
+		w.points = w.points[1:]
+	}
+	old := w.points[0]
+	w.host = rates(old.c, p.c, p.host-old.host, s.Config.Algo == "ppo")
+	oc, pc := old.c, p.c
+	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
+	w.sim = rates(oc, pc, p.sim-old.sim, s.Config.Algo == "ppo")
+}
+
+func rates(a, b Counters, dt float64, ppo bool) Rates {
+	if dt <= 0 {
+		return Rates{}
+	}
+	r := Rates{
+		GPS: float64(b.GradSteps-a.GradSteps) / dt,
+		SPS: float64(b.EnvSteps-a.EnvSteps) / dt,
+		GAE: float64(b.GAE-a.GAE) / dt,
+	}
+	if ppo {
+		// 003 §5.3.1: samples collected over the time of whole iterations.
+		r.IPS = r.SPS
+	}
+	return r
+}
+
+// add appends a point of s to the history, dropping the oldest beyond
+// MaxHistory.
+func (h *History) add(s *Snapshot) {
+	rate := func(r Rates) float64 {
+		if s.Config.Algo == "ppo" {
+			return r.IPS
+		}
+		return r.GPS
+	}
+	ret := math.NaN()
+	if s.Counters.Episodes > 0 {
+		ret = s.Learning.Mean100
+	}
+	h.HostTime = push(h.HostTime, s.HostElapsed.Seconds())
+	h.SimTime = push(h.SimTime, s.SimElapsed)
+	h.HostRate = push(h.HostRate, rate(s.Host))
+	h.SimRate = push(h.SimRate, rate(s.Sim))
+	h.Steps = push(h.Steps, float64(s.Counters.EnvSteps))
+	h.Return = push(h.Return, ret)
+}
+
+func push(s []float64, v float64) []float64 {
+	s = append(s, v)
+	if len(s) > MaxHistory {
+		s = s[len(s)-MaxHistory:]
+	}
+	return s
+}
+
+// clone returns a copy the run will not modify again.
+func (h *History) clone() History {
+	return History{
+		HostTime: slices.Clone(h.HostTime), SimTime: slices.Clone(h.SimTime),
+		HostRate: slices.Clone(h.HostRate), SimRate: slices.Clone(h.SimRate),
+		Steps: slices.Clone(h.Steps), Return: slices.Clone(h.Return),
+	}
+}
