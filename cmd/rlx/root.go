@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/report"
 )
 
 // Exit statuses of the rlx command.
@@ -57,18 +61,78 @@ func usageArgs(validate cobra.PositionalArgs) cobra.PositionalArgs {
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	var (
+		batch, asJSON       bool
+		preset, config, out string
+		presetDirs          []string
+		steps               int64
+		duration            time.Duration
+		seed                uint64
+		progressEvery       time.Duration
+	)
 	root := &cobra.Command{
 		Use:   "rlx",
 		Short: "Explore how deep reinforcement learning is accelerated",
 		Long: `rlx runs a real prioritized-replay, PPO and GAE training core, charges each
 primitive it executes to simulated CPU, GPU and FPGA devices, and shows the
 K-ary sum-tree traversal, pipeline occupancy, throughput and the device
-mapping chosen by design-space exploration.`,
+mapping chosen by design-space exploration.
+
+Without a subcommand rlx opens the explorer on a preset (` + engine.DefaultPreset + ` unless
+--preset or --config says otherwise) and starts it at once. --batch runs the
+same without a terminal and writes run.json, metrics.csv and plots to --out.`,
+		Example: `  rlx                                   open the explorer
+  rlx --preset hopper-ddpg-16384        open it on another preset
+  rlx --batch --preset cartpole-ppo --steps 100000 --out results
+  rlx presets                           list the presets`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmd.Help()
+			if preset != "" && config != "" {
+				return usagef("--preset and --config both name a run: give one")
+			}
+			var cfg engine.Config
+			switch {
+			case config != "":
+				c, err := engine.LoadConfig(config)
+				if err != nil {
+					return usageError{err}
+				}
+				cfg = c
+			default:
+				if preset == "" {
+					preset = engine.DefaultPreset
+				}
+				p, err := engine.FindPreset(preset, presetDirs...)
+				if err != nil {
+					return usageError{err}
+				}
+				cfg = p.Run
+			}
+			f := cmd.Flags()
+			if f.Changed("steps") {
+				if steps < 0 {
+					return usagef("--steps %d is not allowed: it must be >= 0", steps)
+				}
+				cfg.Steps = steps
+			}
+			if f.Changed("duration") {
+				if duration < 0 {
+					return usagef("--duration %v is not allowed: it must be >= 0", duration)
+				}
+				cfg.Duration = duration
+			}
+			if f.Changed("seed") {
+				cfg.Seed = seed
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
+			}
+			if !batch {
+				return explore(cmd.Context(), cfg)
+			}
+			return runBatch(cmd.Context(), cfg, batchOptions{out: out, asJSON: asJSON, progress: progressEvery}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	root.SetOut(stdout)
@@ -76,6 +140,17 @@ mapping chosen by design-space exploration.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError{err}
 	})
-	root.AddCommand(newBenchCmd(), newDSECmd(), newHWCmd())
+	f := root.Flags()
+	f.BoolVar(&batch, "batch", false, "run headless: no terminal UI; write results to --out")
+	f.StringVar(&preset, "preset", "", "the preset to run (see `rlx presets`)")
+	f.StringVar(&config, "config", "", "a run configuration YAML file")
+	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml)")
+	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots")
+	f.Int64Var(&steps, "steps", 0, "environment steps to run (overrides the preset; 0 for no limit)")
+	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
+	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")
+	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+")")
+	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
+	root.AddCommand(newBenchCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
 	return root
 }

@@ -15,8 +15,8 @@ func TestRunExitStatus(t *testing.T) {
 		inStdout string
 		inStderr string
 	}{
-		{"no args prints the overview", nil, exitOK, "Available Commands", ""},
-		{"help", []string{"help"}, exitOK, "bench", ""},
+		{"help", []string{"help"}, exitOK, "Available Commands", ""},
+		{"help lists the subcommands", []string{"--help"}, exitOK, "presets", ""},
 		{"unknown flag is a usage error", []string{"--no-such-flag"}, exitUsage, "", "unknown flag"},
 		{"unknown subcommand is a usage error", []string{"frobnicate"}, exitUsage, "", "unknown command"},
 	}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/report"
+)
+
+// defaultBatchDuration bounds a headless run whose preset and flags set no
+// budget.
+const defaultBatchDuration = time.Minute
+
+// batchOptions are the flags of a headless run.
+type batchOptions struct {
+	out      string
+	asJSON   bool
+	progress time.Duration // between progress lines when stderr is not a terminal
+}
+
+// runBatch runs cfg without a terminal UI and writes run.json, metrics.csv
+// and the plots into opt.out. It prints progress to stderr and the summary
+// (or JSON) to stdout. If ctx is cancelled (Ctrl-C, SIGTERM) it stops the
+// run, writes what it measured and returns an error saying so.
+func runBatch(ctx context.Context, cfg engine.Config, opt batchOptions, stdout, stderr io.Writer) error {
+	if cfg.Steps == 0 && cfg.Duration == 0 {
+		cfg.Duration = defaultBatchDuration
+		fmt.Fprintf(stderr, "rlx: no --steps or --duration and none in the preset: running for %v\n", cfg.Duration)
+	}
+	if err := checkWritable(opt.out); err != nil {
+		return usageError{err}
+	}
+	// The run gets its own context: an interrupt stops it through Stop, so
+	// that its last snapshot is complete and marked stopped.
+	r, err := engine.Start(context.WithoutCancel(ctx), cfg)
+	if err != nil {
+		return usageError{err}
+	}
+	var rec report.Recorder
+	live := isTerminal(stderr)
+	tick := time.NewTicker(time.Second / 4)
+	defer tick.Stop()
+	lastLine := time.Now()
+	interrupted := false
+	events := r.Events()
+loop:
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				break loop
+			}
+			rec.Add(e.Snapshot)
+		case <-tick.C:
+			s := r.Latest()
+			rec.Add(s)
+			switch {
+			case live:
+				fmt.Fprintf(stderr, "\r%s\x1b[K", progressLine(s))
+			case time.Since(lastLine) >= opt.progress:
+				fmt.Fprintln(stderr, progressLine(s))
+				lastLine = time.Now()
+			}
+		case <-ctx.Done():
+			if !interrupted {
+				interrupted = true
+				r.Stop()
+			}
+			ctx = context.Background() // wait for the run's last event
+		}
+	}
+	if live {
+		fmt.Fprintln(stderr)
+	}
+	final, runErr := r.Wait()
+	rec.Add(final)
+	files, werr := report.Write(opt.out, final, &rec)
+	if werr != nil {
+		return werr
+	}
+	if opt.asJSON {
+		run := report.NewRun(final)
+		run.Files = files
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(run); err != nil {
+			return err
+		}
+	} else {
+		writeSummary(stdout, final, opt.out, files)
+	}
+	switch {
+	case interrupted:
+		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", opt.out,
+			fmtCount(final.Counters.EnvSteps), budget(cfg))
+	case runErr != nil:
+		return fmt.Errorf("the run failed: %v (partial results in %s)", runErr, opt.out)
+	}
+	return nil
+}
+
+// checkWritable makes sure dir exists (creating it) and can take files.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory %s cannot be created: %v", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".rlx-write-check*")
+	if err != nil {
+		return fmt.Errorf("output directory %s cannot be written: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progressLine is one line of progress: steps, rates on both clocks, return.
+func progressLine(s *engine.Snapshot) string {
+	c := s.Counters
+	rate, unit := s.Host.GPS, "GPS"
+	sim := s.Sim.GPS
+	if s.Config.Algo == "ppo" {
+		rate, sim, unit = s.Host.IPS, s.Sim.IPS, "IPS"
+	}
+	line := fmt.Sprintf("%s %s steps · %s grad steps · host %s %s · sim %s %s (%s)",
+		s.HostElapsed.Round(time.Second), fmtCount(c.EnvSteps), fmtCount(c.GradSteps),
+		fmtRate(rate), unit, fmtRate(sim), unit, s.Mapping.Chosen)
+	if c.Episodes > 0 {
+		line += fmt.Sprintf(" · return %.1f", s.Learning.Mean100)
+	}
+	return line
+}
+
+// writeSummary prints the final figures for people.
+func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
+	c := s.Counters
+	fmt.Fprintf(w, "%s %s: %s, %s env steps, %s gradient steps, %s episodes\n",
+		s.Config.Env, s.Config.Algo, s.State, fmtCount(c.EnvSteps), fmtCount(c.GradSteps), fmtCount(c.Episodes))
+	run := report.NewRun(s)
+	unit, host, sim := "GPS", run.Summary.Host.GPS, run.Summary.Sim.GPS
+	if s.Config.Algo == "ppo" {
+		unit, host, sim = "IPS", run.Summary.Host.IPS, run.Summary.Sim.IPS
+	}
+	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, fmtRate(s.Mapping.PredictedGPS), unit)
+	fmt.Fprintf(w, "throughput: host %s %s over %v, simulated %s %s over %.3g s\n",
+		fmtRate(host), unit, s.HostElapsed.Round(time.Millisecond), fmtRate(sim), unit, s.SimElapsed)
+	if c.Episodes > 0 {
+		note := ""
+		if !s.Learning.Meaningful {
+			note = " (a workload environment: returns mean nothing)"
+		}
+		fmt.Fprintf(w, "return: mean of the last 100 episodes %.1f, last %.1f%s\n", s.Learning.Mean100, s.Learning.LastReturn, note)
+	}
+	fmt.Fprintf(w, "wrote %s: %s\n", dir, strings.Join(files, ", "))
+}
+
+func budget(cfg engine.Config) string {
+	switch {
+	case cfg.Steps > 0:
+		return fmtCount(cfg.Steps) + " steps"
+	case cfg.Duration > 0:
+		return cfg.Duration.String()
+	}
+	return "no budget"
+}
+
+func fmtCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2fG", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}
+
+func fmtRate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e4:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}

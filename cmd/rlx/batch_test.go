@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rlxdev/rlx/report"
+)
+
+// TestMain lets the test binary act as rlx when re-executed by a test, so
+// that a test can send it real signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("RLX_TEST_AS_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func readRun(t *testing.T, dir string) report.Run {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run report.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatalf("run.json does not parse: %v", err)
+	}
+	for _, f := range run.Files {
+		if info, err := os.Stat(filepath.Join(dir, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	return run
+}
+
+func TestBatchRun(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--batch", "--preset", "cartpole-ppo", "--steps", "10000", "--out", dir, "--json"}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var printed report.Run
+	if err := json.Unmarshal(stdout.Bytes(), &printed); err != nil {
+		t.Fatalf("stdout is not the JSON summary: %v\n%s", err, stdout.String())
+	}
+	run := readRun(t, dir)
+	if run.Schema != report.Schema || run.Partial || run.State != "finished" || run.Final.EnvSteps < 10000 || printed.Final != run.Final {
+		t.Errorf("run.json %+v", run)
+	}
+}
+
+// TestBatchInterrupted cancels a run mid-way, as SIGINT does through
+// main's context: the files are whole, marked partial, and the exit status
+// says so.
+func TestBatchInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--batch", "--preset", "cartpole-ppo", "--duration", "1m", "--out", dir}, &stdout, &stderr)
+	if code != exitFailure || !strings.Contains(stderr.String(), "interrupted: the results in "+dir+" are partial") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	run := readRun(t, dir)
+	if !run.Partial || run.State != "stopped" || run.Final.EnvSteps == 0 {
+		t.Errorf("run.json after an interrupt: %+v", run)
+	}
+}
+
+// TestBatchSIGINT sends a real SIGINT to a headless rlx process.
+func TestBatchSIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "--batch", "--preset", "cartpole-ppo", "--duration", "1m", "--out", dir, "--progress", "100ms")
+	cmd.Env = append(os.Environ(), "RLX_TEST_AS_MAIN=1")
+	var stderr lockedBuffer // exec copies into it while the test reads it
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for progress, then interrupt.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "steps") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
+		t.Fatalf("exit %v, want status %d; stderr:\n%s", err, exitFailure, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "partial") {
+		t.Errorf("stderr does not say the results are partial:\n%s", stderr.String())
+	}
+	if run := readRun(t, dir); !run.Partial {
+		t.Errorf("run.json not marked partial: %+v", run)
+	}
+}
+
+func TestBatchErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("env: CartPole-v1\nfanout: 1\n"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--batch", "--preset", "nope"}, `preset "nope" is not known: use one of`},
+		{[]string{"--batch", "--config", bad}, bad + ":2:9: fanout 1 is not allowed"},
+		{[]string{"--batch", "--preset", "cartpole-ppo", "--out", filepath.Join(file, "sub")}, "cannot be created"},
+		{[]string{"--batch", "--preset", "cartpole-ppo", "--config", bad}, "give one"},
+		{[]string{"--batch", "--steps", "-5"}, "--steps -5 is not allowed"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tt.args, &stdout, &stderr)
+		lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || lines != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line containing %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+func TestNotATerminal(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), nil, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "use --batch") {
+		t.Errorf("rlx without a terminal: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestPresetsCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"presets"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{"cartpole-dqn-per", "cartpole-ppo", "hopper-ddpg-16384"} {
+		if !strings.Contains(stdout.String(), name) {
+			t.Errorf("presets lacks %s:\n%s", name, stdout.String())
+		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
