@@ -118,7 +118,11 @@ func writeSumTreeTables(out io.Writer, res bench.SumTreeResult) {
 	}
 	g, batch := res.Locks[0].Goroutines, res.Locks[0].Batch
 	fmt.Fprintf(out, "\nTwo-lock K-ary buffer against one global lock on a binary tree (002 Fig. 9):\n")
-	fmt.Fprintf(out, "speedup in sample+update rounds per second, %d goroutines, batch %d\n", g, batch)
+	plural := "s"
+	if g == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(out, "speedup in sample+update rounds per second, %d goroutine%s, batch %d\n", g, plural, batch)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	var fanouts []int
 	for _, l := range res.Locks {
