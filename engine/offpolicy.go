@@ -43,7 +43,17 @@ type offPolicyDriver struct {
 	detail   []DeviceView // cycle-level pipelines of the mapping, computed once per mapping
 }
 
-func newOffPolicyDriver(cfg Config) (driver, error) {
+// offPolicySetup is a configuration translated for the runtime: the agent,
+// the runtime's configuration (without an observer) and the passes of the
+// learner's networks that the cost models charge.
+type offPolicySetup struct {
+	spec   *env.Spec
+	agent  runtime.Agent
+	rc     runtime.Config
+	passes []pass
+}
+
+func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 	total := int(min(cfg.Steps, 1<<40))
 	if total == 0 {
 		total = 1 << 40 // until stopped
@@ -112,6 +122,15 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 			fmt.Sprintf("a replay buffer of %d transitions of %s needs %.1f GiB, more than the %d GiB limit: lower the capacity",
 				cfg.Capacity, cfg.Env, need/(1<<30), maxReplayBytes>>30)}
 	}
+	return &offPolicySetup{spec, agent, rc, passes}, nil
+}
+
+func newOffPolicyDriver(cfg Config) (driver, error) {
+	su, err := newOffPolicySetup(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec, agent, rc, passes := su.spec, su.agent, su.rc, su.passes
 	d := &offPolicyDriver{cfg: cfg, meaning: !spec.Workload, pending: make([]int, cfg.Actors), rng: rand.New(rand.NewPCG(cfg.Seed, 7))}
 	rc.Observer = d
 	if d.rrun, err = runtime.New(rc, agent); err != nil {
@@ -317,6 +336,9 @@ func (d *offPolicyDriver) treeView() TreeView {
 	return v
 }
 
+// maxBankRows bounds the rows of the RMM's one-batch timeline.
+const maxBankRows = 4
+
 // pipelines returns the cycle-level timelines of the FPGA units the
 // mapping uses, for one gradient step's batch: the learner pipeline (000
 // Fig. 3, §VI-A2) and the RMM's sampling pipelines per bank (000 Fig. 5).
@@ -346,8 +368,15 @@ func (d *offPolicyDriver) pipelines() []DeviceView {
 		rmm := design.RMM
 		res, err := hw.SimulateRMM(rmm, hw.RoundRobinBanks(d.cfg.Batch, rmm.S), f.RMMFIFODepth, true)
 		if err == nil {
+			// One row per group of banks: the banks share the batch
+			// evenly, so their rows differ little, and S may be 64.
+			per := (rmm.S + maxBankRows - 1) / maxBankRows
 			out = append(out, timelineView("FPGA RMM samplers (one batch)", &res.Timeline, f.Hz(), func(i int) string {
-				return fmt.Sprintf("bank %d", i/rmm.H)
+				first := i / rmm.H / per * per
+				if per == 1 {
+					return fmt.Sprintf("bank %d", first)
+				}
+				return fmt.Sprintf("banks %d-%d", first, min(first+per, rmm.S)-1)
 			}))
 		}
 	}

@@ -67,12 +67,17 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	return launch(ctx, cfg, d), nil
+}
+
+// launch runs driver d of the valid configuration cfg on a new goroutine.
+func launch(ctx context.Context, cfg Config, d driver) *Run {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Run{cfg: cfg, cancel: cancel, events: make(chan Event, eventBuffer), done: make(chan struct{})}
 	g := newGate(r, d, cfg)
 	g.publish(Starting) // a snapshot exists before Start returns
 	go r.loop(ctx, d, g)
-	return r, nil
+	return r
 }
 
 // newDriver builds the driver of cfg.Algo.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -211,6 +212,41 @@ func TestLiveSimulatedThroughputAgreesWithTheDSE(t *testing.T) {
 			t.Errorf("mapping %s: simulated %.1f GPS once warm, the DSE predicts %.1f (%.0f%% off)", end.Mapping.Chosen, got, pred, 100*rel)
 		} else {
 			t.Logf("mapping %s: simulated %.1f GPS once warm, predicted %.1f", end.Mapping.Chosen, got, pred)
+		}
+	}
+}
+
+func TestFPGAPipelinesGroupBanks(t *testing.T) {
+	cfg := Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 16384, Capacity: 1 << 16, Fanout: 2,
+		Mapping: "G-F-G", Seed: 1}.Defaults()
+	dr, err := newOffPolicyDriver(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dr.(*offPolicyDriver)
+	s := d.sim.pl.dse.Arch.Design().RMM.S
+	var rmm *DeviceView
+	for i := range d.detail {
+		if d.detail[i].Name == "FPGA RMM samplers (one batch)" {
+			rmm = &d.detail[i]
+		}
+	}
+	if rmm == nil {
+		t.Fatalf("no RMM timeline among %d detail views", len(d.detail))
+	}
+	if s <= maxBankRows {
+		t.Fatalf("the design has %d banks: the test needs more than %d", s, maxBankRows)
+	}
+	if len(rmm.Stages) > maxBankRows {
+		t.Errorf("%d rows for %d banks, want at most %d", len(rmm.Stages), s, maxBankRows)
+	}
+	per := (s + maxBankRows - 1) / maxBankRows
+	if want := fmt.Sprintf("banks 0-%d", per-1); rmm.Stages[0].Name != want {
+		t.Errorf("first row %q, want %q", rmm.Stages[0].Name, want)
+	}
+	for _, st := range rmm.Stages {
+		if st.Utilization <= 0 || st.Utilization > 1 {
+			t.Errorf("row %s: utilization %v out of (0, 1]", st.Name, st.Utilization)
 		}
 	}
 }

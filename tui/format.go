@@ -98,10 +98,14 @@ func simDur(sec float64) string {
 	}
 }
 
-// pct formats a 0..1 fraction as a whole percentage, "–" if not finite.
+// pct formats a 0..1 fraction as a whole percentage, "<1%" for a positive
+// fraction that would round to 0, "–" if not finite.
 func pct(f float64) string {
 	if !finite(f) {
 		return "–"
+	}
+	if f > 0 && f < 0.005 {
+		return "<1%" // busy, if briefly: not the idle 0%
 	}
 	return strconv.Itoa(int(math.Round(f*100))) + "%"
 }

@@ -108,6 +108,15 @@ func TestBusyBins(t *testing.T) {
 	}
 }
 
+func TestPct(t *testing.T) {
+	cases := map[float64]string{0: "0%", 0.004: "<1%", 1e-9: "<1%", 0.005: "1%", 0.5: "50%", 1: "100%", math.NaN(): "–"}
+	for v, want := range cases {
+		if got := pct(v); got != want {
+			t.Errorf("pct(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 func TestSI(t *testing.T) {
 	cases := map[float64]string{
 		0: "0", 0.5124: "0.51", 5.123: "5.12", 12.34: "12.3", 173: "173", 999.4: "999",
@@ -181,5 +190,29 @@ func TestFrameSize(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPipelineDetailKeepsItsHeader: when the live devices are too many for
+// headers, a view on its own window (one batch on the FPGA) still gets
+// one, so its rows are never read as live ones.
+func TestPipelineDetailKeepsItsHeader(t *testing.T) {
+	live := engine.DeviceView{Name: "GPU", From: 0, To: 1}
+	for _, n := range []string{"learner", "storage", "optimizer", "RMM"} {
+		live.Stages = append(live.Stages, engine.StageView{Name: n, Busy: []engine.Interval{{Start: 0, End: 0.5}}, Utilization: 0.5})
+	}
+	detail := engine.DeviceView{Name: "FPGA RMM samplers (one batch)", From: 0, To: 2e-6,
+		Stages: []engine.StageView{{Name: "banks 0-7", Busy: []engine.Interval{{Start: 0, End: 2e-6}}, Utilization: 1}}}
+	p := newPipelinePane(&common{Styles: NewStyles(true), Keys: DefaultKeyMap()})
+	p.SetSize(70, 6) // 5 stages + 2 headers do not fit: live rows carry their device
+	p.SetSnapshot(&engine.Snapshot{Devices: []engine.DeviceView{live, detail}})
+	out := ansi.Strip(p.render())
+	for _, want := range []string{"GPU learner", "GPU RMM", "FPGA RMM samplers (one batch)", "\n  banks 0-7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "one batch) banks") {
+		t.Errorf("the detail rows carry the view's name:\n%s", out)
 	}
 }

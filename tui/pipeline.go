@@ -108,8 +108,14 @@ func (p *pipelinePane) render() string {
 		stages += len(d.Stages)
 	}
 	grouped := stages+len(s.Devices) <= p.h
+	d0 := s.Devices[0]
+	// A view on another window than the first, such as the cycle-level
+	// pipeline of one batch, always gets its header: its stages are on
+	// another clock than the live devices above it.
+	ownWindow := func(d engine.DeviceView) bool { return d.From != d0.From || d.To != d0.To }
+	headed := func(d engine.DeviceView) bool { return grouped || ownWindow(d) }
 	label := func(d engine.DeviceView, sv engine.StageView) string {
-		if grouped {
+		if headed(d) {
 			return "  " + sv.Name
 		}
 		return d.Name + " " + sv.Name
@@ -127,13 +133,12 @@ func (p *pipelinePane) render() string {
 	styles := [numOcc]paint{pt.idle, pt.busy, pt.busy, pt.busy, pt.busy}
 
 	var lines []string
-	d0 := s.Devices[0]
 	bins := make([]float64, max(cellsW, 0))
 	kinds := make([]uint8, max(cellsW, 0))
 	for _, d := range s.Devices {
-		if grouped {
+		if headed(d) {
 			head := st.Strong.Render(d.Name)
-			if d.From != d0.From || d.To != d0.To {
+			if ownWindow(d) {
 				head += st.Muted.Render(fmt.Sprintf("  %s … %s", simDur(d.From), simDur(d.To)))
 			}
 			lines = append(lines, head)
