@@ -30,17 +30,16 @@ type offPolicyDriver struct {
 	meaning bool
 	rng     *rand.Rand // the sum-tree view's sample targets; monitor goroutine only
 
-	mu      sync.Mutex // guards sim and pending
-	sim     *offPolicySim
-	pending []int // environment steps per actor not yet charged
-	view    MappingView
+	mu     sync.Mutex // guards sim, view and detail
+	sim    *offPolicySim
+	view   MappingView
+	detail []DeviceView // cycle-level pipelines of the mapping, computed once per mapping
 
 	// Monitor goroutine only.
 	returns  returnWindow
 	episodes int
 	queues   map[string][2]int64 // previous push and pop counts
 	queueAt  time.Time
-	detail   []DeviceView // cycle-level pipelines of the mapping, computed once per mapping
 }
 
 // offPolicySetup is a configuration translated for the runtime: the agent,
@@ -131,7 +130,7 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 		return nil, err
 	}
 	spec, agent, rc, passes := su.spec, su.agent, su.rc, su.passes
-	d := &offPolicyDriver{cfg: cfg, meaning: !spec.Workload, pending: make([]int, cfg.Actors), rng: rand.New(rand.NewPCG(cfg.Seed, 7))}
+	d := &offPolicyDriver{cfg: cfg, meaning: !spec.Workload, rng: rand.New(rand.NewPCG(cfg.Seed, 7))}
 	rc.Observer = d
 	if d.rrun, err = runtime.New(rc, agent); err != nil {
 		return nil, err
@@ -165,22 +164,20 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 }
 
 // Observe charges the runtime's primitives to the simulated platform. It
-// is called concurrently by every unit: it takes the lock only at the
-// points where it charges (a learner's gradient step, an actor's flush),
-// and counts environment steps per actor in between.
+// is called concurrently by every unit and takes the lock only where it
+// charges.
+//
+// The actors' steps are charged when their transitions are inserted, not
+// when they run: the runtime reports an insert before any sample that may
+// draw from it (runtime.Observer), so a gradient step is charged after the
+// data it could use, and with lockstep pacing the order of the charges,
+// hence the simulated clock, is a function of the seed. An actor's core
+// does its work on its own timeline either way (offPolicySim.actorSteps).
 func (d *offPolicyDriver) Observe(e runtime.Event) {
 	switch {
-	case e.Kind == runtime.KindEnvStep && e.Unit.Role == runtime.RoleActor:
+	case e.Kind == runtime.KindInsert:
 		d.mu.Lock()
-		d.pending[e.Unit.Index]++
-		d.mu.Unlock()
-	case e.Kind == runtime.KindFlush:
-		d.mu.Lock()
-		a := e.Unit.Index
-		if n := d.pending[a]; n > 0 {
-			d.sim.actorSteps(a, n)
-			d.pending[a] = 0
-		}
+		d.sim.actorSteps(e.Items)
 		d.mu.Unlock()
 	case e.Kind == runtime.KindPriorityUpdate && e.Unit.Index == 0:
 		// The end of a gradient step of learner 0 (the central learner).
@@ -336,9 +333,6 @@ func (d *offPolicyDriver) treeView() TreeView {
 	return v
 }
 
-// maxBankRows bounds the rows of the RMM's one-batch timeline.
-const maxBankRows = 4
-
 // pipelines returns the cycle-level timelines of the FPGA units the
 // mapping uses, for one gradient step's batch: the learner pipeline (000
 // Fig. 3, §VI-A2) and the RMM's sampling pipelines per bank (000 Fig. 5).
@@ -368,15 +362,9 @@ func (d *offPolicyDriver) pipelines() []DeviceView {
 		rmm := design.RMM
 		res, err := hw.SimulateRMM(rmm, hw.RoundRobinBanks(d.cfg.Batch, rmm.S), f.RMMFIFODepth, true)
 		if err == nil {
-			// One row per group of banks: the banks share the batch
-			// evenly, so their rows differ little, and S may be 64.
-			per := (rmm.S + maxBankRows - 1) / maxBankRows
+			bank := rowGroups(rmm.S, "bank", "banks")
 			out = append(out, timelineView("FPGA RMM samplers (one batch)", &res.Timeline, f.Hz(), func(i int) string {
-				first := i / rmm.H / per * per
-				if per == 1 {
-					return fmt.Sprintf("bank %d", first)
-				}
-				return fmt.Sprintf("banks %d-%d", first, min(first+per, rmm.S)-1)
+				return bank(i / rmm.H)
 			}))
 		}
 	}

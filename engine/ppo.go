@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/ppo"
 	"github.com/rlxdev/rlx/hw"
 )
@@ -156,7 +157,11 @@ type ppoSim struct {
 
 	mapping [3]hw.Kind // learner, GAE, storage
 	view    MappingView
-	pes     int // FPGA GAE processing elements (HEPPO sizing)
+	pes     int              // FPGA GAE processing elements (HEPPO sizing)
+	accel   *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
+	heppo   *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
+	layers  []hw.Layer       // the actor's and the critic's, in order
+	detail  []DeviceView     // cycle-level views of the FPGA units the mapping uses
 	fpgaMB  float64
 	tGAE    [hw.NumKinds]float64 // seconds of one iteration's GAE per device
 	tTrain  [hw.NumKinds]float64 // seconds of one minibatch update per device
@@ -194,6 +199,9 @@ func newPPOSim(cfg Config, tr *ppo.Trainer) (*ppoSim, error) {
 	}
 	if err := s.work.Validate(); err != nil {
 		return nil, err
+	}
+	for _, n := range s.work.Nets {
+		s.layers = append(s.layers, n.Layers...)
 	}
 	if s.est, err = hw.NewEstimator(p, &s.work, nil); err != nil {
 		return nil, err
@@ -238,11 +246,13 @@ func (s *ppoSim) costs(tr *ppo.Trainer) {
 		// design the Eq. 9 DSE picks.
 		if r, err := ppoAccel(s.platform, tr, s.n, s.t, s.mb); err == nil {
 			s.tTrain[hw.FPGA] = float64(r.FWCycles+r.BWCycles+r.WUCycles) / f.Hz()
+			s.accel = &r
 		}
 		// GAE on HEPPO's processing elements, as many as fit (004 §IV).
 		if h, err := sizeHEPPO(f, s.t, s.n); err == nil {
 			s.pes = h.PEs
 			s.tGAE[hw.FPGA] = h.Seconds
+			s.heppo = &h
 		}
 	}
 }
@@ -284,7 +294,45 @@ func (s *ppoSim) remap(m string) error {
 	}
 	s.mapping = mp
 	s.view = s.mappingView(m)
+	s.detail = s.pipelines()
 	return nil
+}
+
+// pipelines returns the cycle-level views of the FPGA units the mapping
+// uses: PPOAccel's systolic array through the forward pass of one
+// minibatch, layer after layer (003 §3, Eq. 5), and HEPPO's GAE PEs
+// through one iteration's T x N advantages (004 §III-C).
+func (s *ppoSim) pipelines() []DeviceView {
+	f := s.platform.FPGA
+	var out []DeviceView
+	if s.mapping[0] == hw.FPGA && s.accel != nil {
+		p := s.accel.P
+		tl := hw.NewTimeline(p)
+		var at int64
+		for _, l := range s.layers {
+			r, err := hw.SimulateGEMM(l.GEMM(s.mb), p, s.accel.FW, hw.Streamed)
+			if err != nil {
+				return nil
+			}
+			for row, st := range r.Timeline.Stages {
+				for _, iv := range st.Busy {
+					tl.Stages[row].Mark(at+iv.Start, at+iv.End)
+				}
+			}
+			at += r.Cycles
+		}
+		tl.Close(at)
+		rows := rowGroups(p, "row", "rows")
+		out = append(out, timelineView(fmt.Sprintf("FPGA %dx%d systolic array (forward pass of one minibatch, %s)", p, p, s.accel.FW),
+			&tl, f.Hz(), rows))
+	}
+	if s.mapping[1] == hw.FPGA && s.heppo != nil {
+		h := s.heppo
+		if r, err := hw.SimulateGAE(s.t, s.n, h.PEs, h.Lookahead, f.GAELoopLatencyCycles); err == nil {
+			out = append(out, timelineView("FPGA GAE PEs (one iteration)", &r.Timeline, f.Hz(), rowGroups(h.PEs, "PE", "PEs")))
+		}
+	}
+	return out
 }
 
 // iterSeconds returns the modelled time of one iteration under mp, for the
@@ -445,5 +493,5 @@ func (s *ppoSim) views() []DeviceView {
 		rs = append(rs, r)
 	}
 	rs = append(rs, s.links[hw.GPU], s.links[hw.FPGA])
-	return unitViews(append(rs, s.actors...), from, now)
+	return append(unitViews(append(rs, s.actors...), from, now), s.detail...)
 }

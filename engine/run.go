@@ -292,6 +292,7 @@ func (g *gate) publish(st State) *Snapshot {
 		s.Err = g.err.Error()
 	}
 	g.d.snapshot(s)
+	s.Busiest = busiest(s.Devices)
 	simGrad := s.Counters.GradSteps
 	if c, ok := g.d.(simCounter); ok {
 		simGrad = c.simGradSteps()

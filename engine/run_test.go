@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/rlxdev/rlx/hw"
 )
 
 // waitGoroutines waits for the goroutine count to return to n.
@@ -235,13 +237,13 @@ func TestFPGAPipelinesGroupBanks(t *testing.T) {
 	if rmm == nil {
 		t.Fatalf("no RMM timeline among %d detail views", len(d.detail))
 	}
-	if s <= maxBankRows {
-		t.Fatalf("the design has %d banks: the test needs more than %d", s, maxBankRows)
+	if s <= maxDetailRows {
+		t.Fatalf("the design has %d banks: the test needs more than %d", s, maxDetailRows)
 	}
-	if len(rmm.Stages) > maxBankRows {
-		t.Errorf("%d rows for %d banks, want at most %d", len(rmm.Stages), s, maxBankRows)
+	if len(rmm.Stages) > maxDetailRows {
+		t.Errorf("%d rows for %d banks, want at most %d", len(rmm.Stages), s, maxDetailRows)
 	}
-	per := (s + maxBankRows - 1) / maxBankRows
+	per := (s + maxDetailRows - 1) / maxDetailRows
 	if want := fmt.Sprintf("banks 0-%d", per-1); rmm.Stages[0].Name != want {
 		t.Errorf("first row %q, want %q", rmm.Stages[0].Name, want)
 	}
@@ -291,5 +293,49 @@ func TestDeterministicUnderSeed(t *testing.T) {
 		if c := run(cfg); reflect.DeepEqual(a.Learning, c.Learning) {
 			t.Errorf("%s: seeds %d and %d give the same learning %+v", cfg.Algo, cfg.Seed-1, cfg.Seed, c.Learning)
 		}
+	}
+}
+
+func TestPPOPipelines(t *testing.T) {
+	cfg := Config{Env: "CartPole-v1", Algo: "ppo", Mapping: "F-F-F", Seed: 1}.Defaults()
+	d, err := newPPODriver(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := d.sim.views()
+	byName := map[string]DeviceView{}
+	for _, v := range views {
+		byName[v.Name] = v
+	}
+	p := d.sim.accel.P
+	array := fmt.Sprintf("FPGA %dx%d systolic array (forward pass of one minibatch, %s)", p, p, d.sim.accel.FW)
+	for _, name := range []string{array, "FPGA GAE PEs (one iteration)"} {
+		v, ok := byName[name]
+		if !ok {
+			t.Fatalf("no view %q among %d", name, len(views))
+		}
+		if len(v.Stages) == 0 || len(v.Stages) > maxDetailRows || v.To <= 0 {
+			t.Errorf("%s: %d rows over %v s", name, len(v.Stages), v.To)
+		}
+		for _, st := range v.Stages {
+			if st.Utilization <= 0 || st.Utilization > 1 {
+				t.Errorf("%s %s: utilization %v", name, st.Name, st.Utilization)
+			}
+		}
+	}
+	// The forward pass takes the cycles of its GEMMs, back to back.
+	var cycles int64
+	for _, l := range d.sim.layers {
+		cycles += hw.SystolicCycles(l.GEMM(d.sim.mb), p, d.sim.accel.FW, hw.Streamed)
+	}
+	if got, want := byName[array].To, float64(cycles)/d.sim.platform.FPGA.Hz(); math.Abs(got-want) > 1e-12 {
+		t.Errorf("array window %v s, want %v s", got, want)
+	}
+	// With the learner and GAE on the CPU, no FPGA pipeline is shown.
+	if err := d.sim.remap("C-C-C"); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.sim.detail) != 0 {
+		t.Errorf("C-C-C shows %d FPGA pipelines", len(d.sim.detail))
 	}
 }

@@ -184,7 +184,7 @@ func (s *offPolicySim) views() []DeviceView {
 // the actors are identical, and the host's scheduling, which lets one
 // goroutine run ahead of another, is not the platform's. On the platform
 // N cores share the collection evenly.
-func (s *offPolicySim) actorSteps(a, n int) float64 {
+func (s *offPolicySim) actorSteps(n int) float64 {
 	r := s.actors[0]
 	for _, c := range s.actors[1:] {
 		if c.free < r.free {

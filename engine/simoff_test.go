@@ -15,8 +15,8 @@ func simulatedGPS(t *testing.T, s *offPolicySim, steps int) float64 {
 	t.Helper()
 	var mid float64
 	for k := range steps {
-		for a := range s.actors {
-			s.actorSteps(a, 1)
+		for range s.actors {
+			s.actorSteps(1)
 		}
 		end := s.gradientStep()
 		if k == steps/2-1 {

@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // State is the life-cycle state of a run.
 type State int
@@ -61,6 +64,7 @@ type Snapshot struct {
 	Queues   []QueueStat // the bounded queues between processing units
 	Tree     TreeView    // the latest sum-tree traversal; empty for PPO
 	Devices  []DeviceView
+	Busiest  Busiest // the live unit that sets the pace
 	Mapping  MappingView
 	History  History
 }
@@ -171,6 +175,28 @@ type DeviceView struct {
 	From   float64
 	To     float64
 	Stages []StageView
+	// Pipeline marks a cycle-level view of one step of a pipelined FPGA
+	// unit (the learner pipeline, the RMM samplers, the systolic array,
+	// the GAE PEs): its window is that step, from 0, not the live
+	// platform's recent past.
+	Pipeline bool
+}
+
+// Busiest names the live unit with the highest utilization over the
+// devices' window: on a platform where units overlap, the one that bounds
+// the throughput (the actors, a learner, a PCIe link). Empty before any
+// work is charged.
+type Busiest struct {
+	Device, Stage string
+	Utilization   float64
+}
+
+// String reads "CPU actors (99% busy)".
+func (b Busiest) String() string {
+	if b.Device == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s %s (%.0f%% busy)", b.Device, b.Stage, 100*b.Utilization)
 }
 
 // StageView is one pipeline stage or functional unit of a device (the

@@ -114,7 +114,7 @@ func coalesce(iv []Interval, gap float64) []Interval {
 // rows in order of first appearance).
 func timelineView(name string, tl *hw.Timeline, hz float64, group func(i int) string) DeviceView {
 	to := float64(tl.Cycles) / hz
-	dv := DeviceView{Name: name, From: 0, To: to}
+	dv := DeviceView{Name: name, From: 0, To: to, Pipeline: true}
 	rows := map[string]int{}
 	var busy [][]Interval
 	for i, st := range tl.Stages {
@@ -142,4 +142,39 @@ func timelineView(name string, tl *hw.Timeline, hz float64, group func(i int) st
 		}
 	}
 	return dv
+}
+
+// maxDetailRows bounds the rows of a one-step pipeline view: its units
+// (RMM banks, systolic rows, GAE PEs) share the work evenly, so their rows
+// differ little, and there may be 64 of them.
+const maxDetailRows = 4
+
+// rowGroups labels the n units of a pipeline view in at most maxDetailRows
+// groups: "bank 3" when each group holds one unit, "banks 0-7" otherwise.
+func rowGroups(n int, one, many string) func(unit int) string {
+	per := (n + maxDetailRows - 1) / maxDetailRows
+	return func(unit int) string {
+		first := unit / per * per
+		if per == 1 {
+			return fmt.Sprintf("%s %d", one, first)
+		}
+		return fmt.Sprintf("%s %d-%d", many, first, min(first+per, n)-1)
+	}
+}
+
+// busiest returns the live stage with the highest utilization; pipeline
+// views, on their own windows, do not count.
+func busiest(views []DeviceView) Busiest {
+	var b Busiest
+	for _, d := range views {
+		if d.Pipeline {
+			continue
+		}
+		for _, st := range d.Stages {
+			if st.Utilization > b.Utilization {
+				b = Busiest{d.Name, st.Name, st.Utilization}
+			}
+		}
+	}
+	return b
 }

@@ -69,3 +69,20 @@ func TestTimelineView(t *testing.T) {
 		t.Errorf("view %+v", dv)
 	}
 }
+
+func TestBusiestSkipsPipelines(t *testing.T) {
+	views := []DeviceView{
+		{Name: "CPU", Stages: []StageView{{Name: "actors", Utilization: 0.4}}},
+		{Name: "FPGA", Stages: []StageView{{Name: "learner", Utilization: 0.7}, {Name: "RMM", Utilization: 0.1}}},
+		{Name: "FPGA RMM samplers (one batch)", Pipeline: true, Stages: []StageView{{Name: "banks 0-3", Utilization: 1}}},
+	}
+	if got, want := busiest(views), (Busiest{"FPGA", "learner", 0.7}); got != want {
+		t.Errorf("busiest = %+v, want %+v", got, want)
+	}
+	if got := busiest(views[2:]); got != (Busiest{}) {
+		t.Errorf("busiest of pipelines only = %+v, want none", got)
+	}
+	if s := (Busiest{"CPU", "actors", 0.994}).String(); s != "CPU actors (99% busy)" {
+		t.Errorf("String() = %q", s)
+	}
+}

@@ -158,6 +158,9 @@ func occupancyFigure(final *engine.Snapshot) figure {
 	var values plotter.Values
 	var names []string
 	for _, d := range final.Devices {
+		if d.Pipeline {
+			continue // on its own window: not the live platform
+		}
 		for _, s := range d.Stages {
 			values = append(values, s.Utilization)
 			names = append(names, d.Name+" "+s.Name)

@@ -30,7 +30,11 @@ func snapshots(n int, end engine.State) []*engine.Snapshot {
 				Losses: []engine.Loss{{Name: "td_loss", Value: 1 / float64(i+1)}, {Name: "q_mean", Value: float64(i)}}},
 			Replay:  engine.ReplayStats{Len: 100 * i, Cap: 10000, MeanStaleness: 0.5},
 			Mapping: engine.MappingView{Requested: "auto", Chosen: "F-F-F", PredictedGPS: 9100, Table: []engine.DeviceThroughput{{Device: "CPU", LearnerTP: 100}}},
-			Devices: []engine.DeviceView{{Name: "FPGA", From: 0, To: 1, Stages: []engine.StageView{{Name: "learner", Utilization: 0.9}, {Name: "RMM", Utilization: 0.2}}}},
+			Devices: []engine.DeviceView{
+				{Name: "FPGA", From: 0, To: 1, Stages: []engine.StageView{{Name: "learner", Utilization: 0.9}, {Name: "RMM", Utilization: 0.2}}},
+				{Name: "FPGA RMM samplers (one batch)", To: 2e-6, Pipeline: true, Stages: []engine.StageView{{Name: "banks 0-3", Utilization: 1}}},
+			},
+			Busiest: engine.Busiest{Device: "FPGA", Stage: "learner", Utilization: 0.9},
 		}
 		out = append(out, s)
 	}
@@ -89,6 +93,13 @@ func TestWrite(t *testing.T) {
 		}
 		if run.Mapping.Chosen != "F-F-F" || len(run.Summary.Utilization) != 2 || run.Summary.ReturnMean100 == nil || *run.Summary.ReturnMean100 != 190 {
 			t.Errorf("mapping %+v, summary %+v", run.Mapping, run.Summary)
+		}
+		// The one-batch pipeline is reported apart from the live units.
+		if p := run.Summary.Pipelines; len(p) != 1 || p[0].Seconds != 2e-6 || len(p[0].Stages) != 1 || p[0].Stages[0].Stage != "banks 0-3" {
+			t.Errorf("pipelines %+v", p)
+		}
+		if b := run.Summary.Busiest; b == nil || b.Device != "FPGA" || b.Stage != "learner" || b.Utilization != 0.9 {
+			t.Errorf("busiest %+v", b)
 		}
 
 		f, _ := os.Open(filepath.Join(dir, "metrics.csv"))

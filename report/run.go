@@ -86,7 +86,22 @@ type Summary struct {
 	ReturnMax         *float64 `json:"return_max"`
 	StalenessMean     float64  `json:"staleness_mean"`
 	StalenessMax      int64    `json:"staleness_max"`
-	Utilization       []Util   `json:"utilization"` // over the last simulated window
+	Utilization       []Util   `json:"utilization"` // live units, over the last simulated window
+	// Busiest is the live unit with the highest utilization: the one that
+	// sets the pace; null before any work is charged.
+	Busiest *Util `json:"busiest"`
+	// Pipelines are the cycle-level views of one step of the FPGA units
+	// the mapping uses, each over its own window.
+	Pipelines []Pipeline `json:"pipelines"`
+}
+
+// Pipeline is the utilization of the units of one pipelined FPGA unit
+// through one step (a gradient step, a batch, a minibatch's forward pass,
+// an iteration's GAE).
+type Pipeline struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"window_s"`
+	Stages  []Util  `json:"stages"` // Device is the pipeline's name
 }
 
 // Rates are whole-run averages on one clock.
@@ -136,9 +151,22 @@ func NewRun(final *engine.Snapshot) Run {
 	}
 	r.Summary.StalenessMean, r.Summary.StalenessMax = s.Replay.MeanStaleness, s.Replay.MaxStaleness
 	for _, d := range s.Devices {
-		for _, st := range d.Stages {
-			r.Summary.Utilization = append(r.Summary.Utilization, Util{d.Name, st.Name, st.Utilization})
+		var p *Pipeline
+		if d.Pipeline {
+			r.Summary.Pipelines = append(r.Summary.Pipelines, Pipeline{Name: d.Name, Seconds: d.To - d.From})
+			p = &r.Summary.Pipelines[len(r.Summary.Pipelines)-1]
 		}
+		for _, st := range d.Stages {
+			u := Util{d.Name, st.Name, st.Utilization}
+			if p != nil {
+				p.Stages = append(p.Stages, u)
+			} else {
+				r.Summary.Utilization = append(r.Summary.Utilization, u)
+			}
+		}
+	}
+	if b := s.Busiest; b.Device != "" {
+		r.Summary.Busiest = &Util{b.Device, b.Stage, b.Utilization}
 	}
 	return r
 }

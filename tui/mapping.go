@@ -148,6 +148,15 @@ func (p *mappingPane) render(focused bool) string {
 	unit, second, letters := mappingLabels(*m)
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping, m.Chosen))+
 		st.Text.Render(fmt.Sprintf(" · predicted %s %s", fixed(m.PredictedGPS), unit)))
+	// The prediction is the learner's and the RMM's; on the live platform
+	// another unit (the actors, a link) may set the pace.
+	if b := s.Busiest; b.Device != "" {
+		lead, unitName := "live %s %s · busiest unit ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, pct(b.Utilization))
+		if narrow {
+			lead, unitName = "now %s %s · ", fmt.Sprintf("%s %s %s", b.Device, b.Stage, pct(b.Utilization))
+		}
+		top = append(top, st.Text.Render(fmt.Sprintf(lead, fixed(liveRate(s, unit)), unit))+st.Strong.Render(unitName))
+	}
 	if m.SecondBest != "" || m.Worst != "" {
 		second := fmt.Sprintf("×%s over 2nd best %s", fixedX(m.SpeedupOver), m.SecondBest)
 		worst := fmt.Sprintf("×%s over worst %s", fixedX(m.SpeedupOverWorst), m.Worst)
@@ -186,11 +195,7 @@ func (p *mappingPane) render(focused bool) string {
 		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, fixed(mg.GPS), mg.Bottleneck)
 		tag := ""
 		if mg.Mapping == m.Chosen {
-			now := s.Sim.GPS
-			if unit == "IPS" {
-				now = s.Sim.IPS
-			}
-			tag = " ◀ now " + fixed(now)
+			tag = " ◀ now " + fixed(liveRate(s, unit))
 		}
 		switch {
 		case i == p.sel && focused:
@@ -276,4 +281,12 @@ func mappingLabels(m engine.MappingView) (unit, second, letters string) {
 		second = "RMM"
 	}
 	return unit, second, "L-" + second[:1] + "-S"
+}
+
+// liveRate is the simulated throughput in the mapping's unit.
+func liveRate(s *engine.Snapshot, unit string) float64 {
+	if unit == "IPS" {
+		return s.Sim.IPS
+	}
+	return s.Sim.GPS
 }

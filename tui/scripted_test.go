@@ -172,6 +172,7 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 		s.Tree = treeFor(rng, cfg.Fanout, cfg.Capacity)
 	}
 	s.Devices = devicesFor(rng, cfg.Algo)
+	s.Busiest = busiestOf(s.Devices)
 	s.Mapping = hopperMapping(cfg.Mapping)
 	if cfg.Algo == "ppo" {
 		s.Mapping = cartPolePPOMapping(cfg.Mapping)
@@ -292,21 +293,47 @@ func devicesFor(rng *rand.Rand, algo string) []engine.DeviceView {
 		}
 		return sv
 	}
+	// A pipeline view covers one step from 0, all busy but the fill.
+	pipeline := func(name string, seconds float64, rows ...string) engine.DeviceView {
+		dv := engine.DeviceView{Name: name, To: seconds, Pipeline: true}
+		for i, r := range rows {
+			start := seconds * 0.02 * float64(i)
+			dv.Stages = append(dv.Stages, engine.StageView{Name: r, Busy: []engine.Interval{{Start: start, End: seconds}},
+				Utilization: 1 - start/seconds})
+		}
+		return dv
+	}
+	// The units the engine reports, in its order: CPU, GPU, FPGA, PCIe, then
+	// the pipelines of one step.
 	if algo == "ppo" {
 		return []engine.DeviceView{
-			{Name: "CPU", From: from, To: to, Stages: []engine.StageView{stage("actors", 0.7)}},
-			{Name: "FPGA", From: from, To: to, Stages: []engine.StageView{
-				stage("systolic array", 0.8), stage("GAE PE 0", 0.5), stage("GAE PE 1", 0.45)}},
+			{Name: "CPU", From: from, To: to, Stages: []engine.StageView{stage("GAE", 0.1), stage("actors", 0.7)}},
+			{Name: "GPU", From: from, To: to},
+			{Name: "FPGA", From: from, To: to, Stages: []engine.StageView{stage("learner", 0.25), stage("storage", 0.02)}},
+			{Name: "PCIe", From: from, To: to, Stages: []engine.StageView{stage("CPU-FPGA", 0.05), stage("CPU-GPU", 0)}},
+			pipeline("FPGA 16x16 systolic array (forward pass of one minibatch, WS)", 9.1e-6, "rows 0-3", "rows 4-7", "rows 8-11", "rows 12-15"),
 		}
 	}
 	return []engine.DeviceView{
-		{Name: "CPU", From: from, To: to, Stages: []engine.StageView{stage("actors", 0.35)}},
-		{Name: "GPU", From: from, To: to, Stages: []engine.StageView{
-			stage("learner fwd", 0.6), stage("learner bwd", 0.75), stage("optimizer", 0.2)}},
-		{Name: "FPGA", From: from, To: to, Stages: []engine.StageView{
-			stage("RMM sampler b0", 0.3), stage("RMM sampler b1", 0.3), stage("RMM updater", 0.15)}},
-		{Name: "PCIe CPU-GPU", From: from, To: to, Stages: []engine.StageView{stage("to GPU", 0.25), stage("to CPU", 0.05)}},
+		{Name: "CPU", From: from, To: to, Stages: []engine.StageView{stage("actors (16)", 0.01)}},
+		{Name: "GPU", From: from, To: to, Stages: []engine.StageView{stage("learner", 0.99), stage("storage", 0.01)}},
+		{Name: "FPGA", From: from, To: to, Stages: []engine.StageView{stage("RMM", 0.01)}},
+		{Name: "PCIe", From: from, To: to, Stages: []engine.StageView{stage("CPU-FPGA", 0.01), stage("CPU-GPU", 0.01)}},
+		pipeline("FPGA RMM samplers (one batch)", 3.54e-6, "banks 0-7", "banks 8-15", "banks 16-23", "banks 24-31"),
 	}
+}
+
+// busiestOf is what the engine reports as the busiest live unit.
+func busiestOf(views []engine.DeviceView) engine.Busiest {
+	var b engine.Busiest
+	for _, d := range views {
+		for _, st := range d.Stages {
+			if !d.Pipeline && st.Utilization > b.Utilization {
+				b = engine.Busiest{Device: d.Name, Stage: st.Name, Utilization: st.Utilization}
+			}
+		}
+	}
+	return b
 }
 
 // cartPolePPOMapping is what the engine reports for CartPole-v1 PPO with

@@ -155,6 +155,9 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, fmtRate(s.Mapping.PredictedGPS), unit)
 	fmt.Fprintf(w, "throughput: host %s %s over %v, simulated %s %s over %.3g s\n",
 		fmtRate(host), unit, s.HostElapsed.Round(time.Millisecond), fmtRate(sim), unit, s.SimElapsed)
+	if b := s.Busiest; b.Device != "" {
+		fmt.Fprintf(w, "busiest simulated unit at the end: %s\n", b)
+	}
 	if c.Episodes > 0 {
 		note := ""
 		if !s.Learning.Meaningful {

@@ -61,6 +61,31 @@ func TestBatchRun(t *testing.T) {
 	}
 }
 
+func TestBatchSummaryText(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--batch", "--preset", "cartpole-dqn-per", "--steps", "6000", "--out", dir}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"CartPole-v1 dqn: finished, 6000 env steps",
+		"mapping F-F-F (requested auto), predicted",
+		"throughput: host ",
+		// One actor feeds the FPGA learner: the actor's core sets the pace.
+		"busiest simulated unit at the end: CPU actors (",
+		"wrote " + dir + ": metrics.csv",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("escape sequences on a non-terminal stdout:\n%q", out)
+	}
+}
+
 // TestBatchInterrupted cancels a run mid-way, as SIGINT does through
 // main's context: the files are whole, marked partial, and the exit status
 // says so.

@@ -147,11 +147,15 @@ func (a *actorUnit) run(ctx context.Context) error {
 		if err := a.fill(ctx, ch, c, lockstep); err != nil {
 			return err
 		}
+		// Reported before the hand-off: once the chunk is in the queue,
+		// other units may use its data, and observers must have seen the
+		// flush first (see Observer). The wait for queue space, if any, is
+		// backpressure, not part of the flush.
 		a.tr.Begin()
+		a.tr.Instant(KindFlush, ch.n, int64(ch.n)*a.row)
 		if err := pushWait(ctx, &a.unit, r.insertQ, ch); err != nil {
 			return err
 		}
-		a.tr.MarkBytes(KindFlush, ch.n, int64(ch.n)*a.row)
 	}
 	return nil
 }

@@ -62,7 +62,8 @@ const (
 	// (Items 1, Bytes the transition).
 	KindLocalStore
 	// KindFlush hands a full local storage to the Data Storage's request
-	// queue (Items: transitions, Bytes: their size).
+	// queue (Items: transitions, Bytes: their size). It is reported just
+	// before the hand-off, with Start == End.
 	KindFlush
 	// KindInsert writes flushed transitions into the replay buffer with
 	// lazy writing (Items: transitions, Bytes: their size).
@@ -149,6 +150,14 @@ type Event struct {
 // so it must be safe for concurrent use and fast: record the event and
 // return. It must not retain a pointer to anything but the Event value,
 // and must not call back into the Run.
+//
+// The events of one unit arrive in the order it executed them. Across
+// units, the event of a primitive whose result another unit uses arrives
+// before that unit's events that use it: a flush arrives before the insert
+// of its transitions and before any gradient step that trains on them. (A
+// replay manager both samples and updates priorities, so its own order
+// covers that dependence.) A simulator that replays the events on a model
+// clock can therefore rely on causality, not on host timings.
 type Observer interface {
 	Observe(e Event)
 }
