@@ -81,6 +81,9 @@ func newOptions(opts []Option) options {
 	return o
 }
 
+// minRendererFPS is the lowest frame rate of Bubble Tea's renderer.
+const minRendererFPS = 20
+
 // DefaultRedrawHz is the default snapshot read rate while a run is live.
 const DefaultRedrawHz = 15
 
@@ -115,7 +118,11 @@ func Run(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 	defer cancel()
 
 	m := New(runCtx, start, cfg, opts...)
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// Bubble Tea's renderer wakes at its frame rate even when nothing
+	// changed: that is all the CPU a paused explorer uses. Matching it to
+	// the redraw rate (at least minRendererFPS, so keys answer within 50
+	// ms) costs a third of the default 60 Hz's wake-ups.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithFPS(max(o.redrawHz, minRendererFPS))}
 	if o.input != nil {
 		popts = append(popts, tea.WithInput(o.input))
 	}
