@@ -50,6 +50,13 @@ const chartLabelW = 7
 // plot draws vals with asciigraph in at most w x h cells. It guards what
 // asciigraph cannot take (an empty series, only NaNs, ±Inf, a width under
 // two, a height under one) and returns "" when there is nothing to draw.
+// A series whose range is below flatSpan of its magnitude is drawn over
+// mid ± flatPad of its magnitude.
+const (
+	flatSpan = 0.02
+	flatPad  = 0.05
+)
+
 func plot(vals []float64, w, h int) string {
 	// The label, one blank, the axis: chartLabelW+3 cells before the data.
 	plotW := w - chartLabelW - 3
@@ -64,7 +71,7 @@ func plot(vals []float64, w, h int) string {
 		clean = append(clean, clean[0])
 	}
 	scale := max(math.Abs(st.min), math.Abs(st.max))
-	g := asciigraph.Plot(clean,
+	opts := []asciigraph.Option{
 		asciigraph.Width(plotW),
 		asciigraph.Height(max(h-1, 1)),
 		asciigraph.Offset(2),
@@ -76,7 +83,15 @@ func plot(vals []float64, w, h int) string {
 			}
 			return padLeft(si(v), chartLabelW)
 		}),
-	)
+	}
+	// A series that barely moves would be stretched over the whole height,
+	// its rounding noise drawn as swings between labels that all read the
+	// same: give it a range of 10% of its magnitude, so flat looks flat.
+	if span := st.max - st.min; scale > 0 && span < flatSpan*scale {
+		mid := (st.max + st.min) / 2
+		opts = append(opts, asciigraph.LowerBound(mid-flatPad*scale), asciigraph.UpperBound(mid+flatPad*scale))
+	}
+	g := asciigraph.Plot(clean, opts...)
 	lines := strings.Split(g, "\n")
 	if len(lines) > h {
 		lines = lines[:h]

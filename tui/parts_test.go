@@ -60,6 +60,32 @@ func TestPlotGuards(t *testing.T) {
 	}
 }
 
+// TestPlotFlatSeries: a rate that holds steady within rounding is drawn as
+// a flat line between distinct labels, not as swings between labels that
+// all read the same.
+func TestPlotFlatSeries(t *testing.T) {
+	vals := []float64{173.02, 172.98, 173.01, 172.99, 173.03, 172.97}
+	lines := strings.Split(plot(vals, 40, 4), "\n")
+	labels := map[string]bool{}
+	rows := 0
+	for _, l := range lines {
+		label, rest, _ := strings.Cut(l, "┤")
+		if rest == "" {
+			label, rest, _ = strings.Cut(l, "┼")
+		}
+		labels[strings.TrimSpace(label)] = true
+		if strings.ContainsAny(rest, "─╭╮╯╰") {
+			rows++
+		}
+	}
+	if len(labels) != len(lines) {
+		t.Errorf("labels repeat: %v\n%s", labels, strings.Join(lines, "\n"))
+	}
+	if rows != 1 {
+		t.Errorf("the line spans %d rows, want 1:\n%s", rows, strings.Join(lines, "\n"))
+	}
+}
+
 func TestCleanSeriesStats(t *testing.T) {
 	nan := math.NaN()
 	got, st := cleanSeries([]float64{nan, 4, math.Inf(-1), -2, 9, nan})
