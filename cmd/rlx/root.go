@@ -142,7 +142,7 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 	})
 	f := root.Flags()
 	f.BoolVar(&batch, "batch", false, "run headless: no terminal UI; write results to --out")
-	f.StringVar(&preset, "preset", "", "the preset to run (see `rlx presets`)")
+	f.StringVar(&preset, "preset", "", "the `name` of the preset to run (rlx presets lists them)")
 	f.StringVar(&config, "config", "", "a run configuration YAML file")
 	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml)")
 	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots")
