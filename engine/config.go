@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,10 @@ type Config struct {
 	Horizon     int `yaml:"horizon,omitempty" json:"horizon,omitempty"`
 	Epochs      int `yaml:"epochs,omitempty" json:"epochs,omitempty"`
 	Minibatches int `yaml:"minibatches,omitempty" json:"minibatches,omitempty"`
+	// GAE selects the numerics of PPO's advantage estimation, experiment
+	// 1..5 of 004 §V-C (core/gae Experiment; 0 means 1, float32), with 8-bit
+	// quantization where the experiment quantizes.
+	GAE int `yaml:"gae,omitempty" json:"gae,omitempty"`
 
 	// Mapping is "auto" (ask the design-space exploration) or a
 	// Learner-RMM-Storage mapping such as "G-F-G" (C = CPU, G = GPU,
@@ -73,6 +78,7 @@ var Ranges = []Range{
 	{"horizon", 1, 65536, "PPO steps per environment per iteration T"},
 	{"epochs", 1, 100, "PPO epochs K"},
 	{"minibatches", 1, 4096, "PPO minibatches per epoch M"},
+	{"gae", 1, 5, "PPO GAE numerics, experiment of 004 §V-C"},
 	{"steps", 0, 1 << 40, "environment steps to run, 0 for no limit"},
 }
 
@@ -91,7 +97,7 @@ func (c *Config) intFields() map[string]int64 {
 		"batch": int64(c.Batch), "capacity": int64(c.Capacity), "fanout": int64(c.Fanout),
 		"actors": int64(c.Actors), "learners": int64(c.Learners), "depth": int64(c.Depth),
 		"envs": int64(c.Envs), "horizon": int64(c.Horizon), "epochs": int64(c.Epochs),
-		"minibatches": int64(c.Minibatches), "steps": c.Steps,
+		"minibatches": int64(c.Minibatches), "gae": int64(c.GAE), "steps": c.Steps,
 	}
 }
 
@@ -164,6 +170,21 @@ func (c Config) Defaults() Config {
 	set(&c.Horizon, 128)
 	set(&c.Epochs, 4)
 	set(&c.Minibatches, 4)
+	set(&c.GAE, 1)
+	return c
+}
+
+// With returns c with every non-zero field of patch in place of its own:
+// how a walkthrough step changes the configuration of the step before.
+// (A field cannot be changed back to zero this way; zero is its default.)
+func (c Config) With(patch Config) Config {
+	dst := reflect.ValueOf(&c).Elem()
+	src := reflect.ValueOf(patch)
+	for i := range src.NumField() {
+		if f := src.Field(i); !f.IsZero() {
+			dst.Field(i).Set(f)
+		}
+	}
 	return c
 }
 

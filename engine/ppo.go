@@ -55,6 +55,9 @@ func ppoConfig(cfg Config) (ppo.Config, error) {
 	}
 	pc.Seed = cfg.Seed
 	pc.NumEnvs, pc.NumSteps, pc.Epochs, pc.Minibatches = cfg.Envs, cfg.Horizon, cfg.Epochs, cfg.Minibatches
+	if pc.GAE, err = ppo.Experiment(max(cfg.GAE, 1), 8); err != nil {
+		return pc, err
+	}
 	// The budget in steps, rounded up to whole iterations; without one the
 	// run goes on until stopped (and the learning rate does not anneal).
 	n := int(pc.BatchSize())

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEmbeddedPresetsAreValid(t *testing.T) {
@@ -53,5 +54,83 @@ func TestUserPresets(t *testing.T) {
 	}
 	if _, err := Presets(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing presets directory is not an error")
+	}
+}
+
+func TestWalkthroughSteps(t *testing.T) {
+	src := `name: tour
+kind: walkthrough
+summary: a tour
+run:
+  env: CartPole-v1
+  algo: dqn
+  batch: 64
+steps:
+  - title: binary
+    text: a binary tree
+    panes: [tree]
+    set:
+      fanout: 2
+  - title: wide
+    text: sixteen children
+    set:
+      fanout: 16
+      mapping: C-C-C
+  - title: bigger batch
+    text: the same tree, larger batches
+    panes: [pipeline, mapping]
+    set:
+      batch: 256
+`
+	p, err := ParsePreset("tour.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kind != KindWalkthrough || len(p.Steps) != 3 {
+		t.Fatalf("parsed %+v", p)
+	}
+	for i, want := range []struct {
+		fanout, batch int
+		mapping       string
+	}{{0, 64, ""}, {2, 64, ""}, {16, 64, "C-C-C"}, {16, 256, "C-C-C"}} {
+		c := p.StepConfig(i - 1)
+		if c.Fanout != want.fanout || c.Batch != want.batch || c.Mapping != want.mapping || c.Env != "CartPole-v1" {
+			t.Errorf("StepConfig(%d) = %+v, want fanout %d batch %d mapping %q", i-1, c, want.fanout, want.batch, want.mapping)
+		}
+	}
+}
+
+func TestPresetSchemaErrors(t *testing.T) {
+	head := "name: x\nsummary: s\nrun:\n  env: CartPole-v1\n"
+	step := "steps:\n  - title: t\n    text: look\n"
+	for _, c := range []struct{ src, want string }{
+		{head + "kind: tour\n", `x.yaml:5:7: kind "tour" is not allowed: use run, walkthrough or experiment`},
+		{head + step, "x.yaml:6:3: a preset of kind run has no steps"},
+		{head + "kind: walkthrough\n", "walkthrough x has no steps"},
+		{head + "kind: experiment\n" + step, "experiment x names no report"},
+		{head + "kind: walkthrough\nreport: table5\n" + step, "x.yaml:6:9: only an experiment writes a report"},
+		{head + "kind: walkthrough\nsteps:\n  - text: look\n", "step 1 has no title"},
+		{head + "kind: walkthrough\nsteps:\n  - title: t\n", "step 1 (t) has no text"},
+		{head + "kind: walkthrough\n" + step + "    panes: [tree, graph]\n", `x.yaml:9:19: pane "graph" is not known: use tree, pipeline, charts, mapping, config`},
+		{head + "kind: walkthrough\n" + step + "  - title: u\n    text: more\n    set:\n      batch: 70000\n",
+			"x.yaml:12:14: step 2 (u): batch 70000 is not allowed: learner batch size B must be 1..65536"},
+		{head + "kind: walkthrough\n" + step + "    set:\n      algo: ddpg\n", "step 1 (t): algo \"ddpg\" is not allowed"},
+	} {
+		_, err := ParsePreset("x.yaml", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParsePreset(%q) = %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+func TestConfigWith(t *testing.T) {
+	base := Config{Env: "CartPole-v1", Algo: "dqn", Batch: 64, Fanout: 2, Seed: 3}
+	got := base.With(Config{Fanout: 16, Mapping: "G-F-G", Duration: time.Second})
+	want := Config{Env: "CartPole-v1", Algo: "dqn", Batch: 64, Fanout: 16, Seed: 3, Mapping: "G-F-G", Duration: time.Second}
+	if got != want {
+		t.Errorf("With = %+v, want %+v", got, want)
+	}
+	if base.With(Config{}) != base {
+		t.Error("an empty patch changed the configuration")
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/core/ppo"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -337,5 +339,22 @@ func TestPPOPipelines(t *testing.T) {
 	}
 	if len(d.sim.detail) != 0 {
 		t.Errorf("C-C-C shows %d FPGA pipelines", len(d.sim.detail))
+	}
+}
+
+func TestPPOGAENumerics(t *testing.T) {
+	for n := 1; n <= 5; n++ {
+		cfg := Config{Env: "CartPole-v1", Algo: "ppo", GAE: n, Steps: 1024, Seed: 1}.Defaults()
+		d, err := newPPODriver(cfg)
+		if err != nil {
+			t.Fatalf("gae %d: %v", n, err)
+		}
+		want, _ := ppo.Experiment(n, 8)
+		if got := d.tr.Config().GAE; !reflect.DeepEqual(got, want) {
+			t.Errorf("gae %d: trainer numerics %+v, want %+v", n, got, want)
+		}
+	}
+	if err := (Config{Env: "CartPole-v1", Algo: "ppo", GAE: 6}).Validate(); err == nil || !strings.Contains(err.Error(), "gae 6 is not allowed") {
+		t.Errorf("gae 6: %v", err)
 	}
 }
