@@ -18,11 +18,12 @@ func startEngine(ctx context.Context, cfg engine.Config) (tui.LiveRun, error) {
 	return r, nil
 }
 
-// explore opens the terminal explorer on cfg. It refuses to run without a
-// terminal, pointing to --batch.
-func explore(ctx context.Context, cfg engine.Config) error {
+// explore opens the terminal explorer on preset p, its configuration
+// changed by override (the budget and seed flags). It refuses to run
+// without a terminal, pointing to --batch.
+func explore(ctx context.Context, p engine.Preset, override func(engine.Config) engine.Config) error {
 	if !tui.Interactive(os.Stdin, os.Stdout) {
 		return usageError{tui.ErrNotTerminal}
 	}
-	return tui.Run(ctx, startEngine, cfg)
+	return tui.Run(ctx, startEngine, override(p.Run))
 }

@@ -92,47 +92,58 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 			if preset != "" && config != "" {
 				return usagef("--preset and --config both name a run: give one")
 			}
-			var cfg engine.Config
+			var p engine.Preset
 			switch {
 			case config != "":
 				c, err := engine.LoadConfig(config)
 				if err != nil {
 					return usageError{err}
 				}
-				cfg = c
+				p = engine.Preset{Name: c.Name, Kind: engine.KindRun, Run: c, Source: config}
 			default:
 				if preset == "" {
 					preset = engine.DefaultPreset
 				}
-				p, err := engine.FindPreset(preset, presetDirs...)
-				if err != nil {
+				var err error
+				if p, err = engine.FindPreset(preset, presetDirs...); err != nil {
 					return usageError{err}
 				}
-				cfg = p.Run
 			}
+			// The budget and seed flags override the preset's, in every
+			// step of a walkthrough or experiment.
 			f := cmd.Flags()
-			if f.Changed("steps") {
-				if steps < 0 {
-					return usagef("--steps %d is not allowed: it must be >= 0", steps)
+			if f.Changed("steps") && steps < 0 {
+				return usagef("--steps %d is not allowed: it must be >= 0", steps)
+			}
+			if f.Changed("duration") && duration < 0 {
+				return usagef("--duration %v is not allowed: it must be >= 0", duration)
+			}
+			override := func(c engine.Config) engine.Config {
+				if f.Changed("steps") {
+					c.Steps = steps
 				}
-				cfg.Steps = steps
-			}
-			if f.Changed("duration") {
-				if duration < 0 {
-					return usagef("--duration %v is not allowed: it must be >= 0", duration)
+				if f.Changed("duration") {
+					c.Duration = duration
 				}
-				cfg.Duration = duration
+				if f.Changed("seed") {
+					c.Seed = seed
+				}
+				return c
 			}
-			if f.Changed("seed") {
-				cfg.Seed = seed
+			for i := -1; i < len(p.Steps); i++ {
+				if err := override(p.StepConfig(i)).Validate(); err != nil {
+					return usageError{err}
+				}
 			}
-			if err := cfg.Validate(); err != nil {
-				return usageError{err}
+			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery}
+			switch {
+			case !batch:
+				return explore(cmd.Context(), p, override)
+			case p.Kind == engine.KindRun:
+				return runBatch(cmd.Context(), override(p.Run), opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			default:
+				return runSteps(cmd.Context(), p, override, opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
-			if !batch {
-				return explore(cmd.Context(), cfg)
-			}
-			return runBatch(cmd.Context(), cfg, batchOptions{out: out, asJSON: asJSON, progress: progressEvery}, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	root.SetOut(stdout)

@@ -80,7 +80,9 @@ func TestImportRules(t *testing.T) {
 	// The engine and everything a headless run needs must build without a
 	// terminal UI, also indirectly.
 	for pkg, all := range deps {
-		if pkg != "engine" && pkg != "report" && pkg != "hw" && !strings.HasPrefix(pkg, "core/") {
+		headless := pkg == "engine" || pkg == "report" || pkg == "hw" || pkg == "bench" || pkg == "experiment" ||
+			strings.HasPrefix(pkg, "core/") || pkg == "presets"
+		if !headless {
 			continue
 		}
 		for _, imp := range all {
