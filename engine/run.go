@@ -297,6 +297,7 @@ func (g *gate) publish(st State) *Snapshot {
 	if c, ok := g.d.(simCounter); ok {
 		simGrad = c.simGradSteps()
 	}
+	s.SimGradSteps = simGrad
 	g.rates.update(s, simGrad)
 	s.Host, s.Sim = g.rates.host, g.rates.sim
 	g.hist.add(s)

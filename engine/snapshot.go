@@ -56,8 +56,13 @@ type Snapshot struct {
 	SimElapsed  float64       // simulated platform seconds since the run started
 
 	Counters Counters
-	Host     Rates // on the host wall clock
-	Sim      Rates // on the simulated platform clock
+	// SimGradSteps is how many gradient steps the simulated platform has
+	// been charged. Off-policy, a step is charged when its priority update
+	// is applied, up to Config.Depth steps after it trained, so this trails
+	// Counters.GradSteps; averages on the simulated clock divide this one.
+	SimGradSteps int64
+	Host         Rates // on the host wall clock
+	Sim          Rates // on the simulated platform clock
 
 	Learning Learning
 	Replay   ReplayStats // zero for PPO

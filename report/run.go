@@ -66,6 +66,7 @@ type Final struct {
 	SimElapsedS  float64 `json:"sim_elapsed_s"`
 	EnvSteps     int64   `json:"env_steps"`
 	GradSteps    int64   `json:"grad_steps"`
+	SimGradSteps int64   `json:"sim_grad_steps"` // charged to the simulated clock; trails grad_steps by up to depth
 	Iterations   int64   `json:"iterations"`
 	Episodes     int64   `json:"episodes"`
 	Samples      int64   `json:"samples"`
@@ -128,7 +129,7 @@ func NewRun(final *engine.Snapshot) Run {
 		Config: s.Config,
 		Final: Final{
 			HostElapsedS: s.HostElapsed.Seconds(), SimElapsedS: s.SimElapsed,
-			EnvSteps: s.Counters.EnvSteps, GradSteps: s.Counters.GradSteps, Iterations: s.Counters.Iterations,
+			EnvSteps: s.Counters.EnvSteps, GradSteps: s.Counters.GradSteps, SimGradSteps: s.SimGradSteps, Iterations: s.Counters.Iterations,
 			Episodes: s.Counters.Episodes, Samples: s.Counters.Samples, GAEElements: s.Counters.GAE,
 		},
 	}
@@ -142,7 +143,9 @@ func NewRun(final *engine.Snapshot) Run {
 		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
 	}
 	r.Summary.Host = average(s.Counters, r.Final.HostElapsedS)
-	r.Summary.Sim = average(s.Counters, r.Final.SimElapsedS)
+	simCounters := s.Counters
+	simCounters.GradSteps = s.SimGradSteps
+	r.Summary.Sim = average(simCounters, r.Final.SimElapsedS)
 	l := s.Learning
 	r.Summary.ReturnsMeaningful = l.Meaningful
 	if s.Counters.Episodes > 0 {
@@ -182,9 +185,9 @@ func average(c engine.Counters, elapsed float64) Rates {
 	}
 }
 
-// writeFile writes data to dir/name through a temporary file in dir and a
+// WriteFile writes data to dir/name through a temporary file in dir and a
 // rename, so the file appears whole or not at all.
-func writeFile(dir, name string, data []byte) error {
+func WriteFile(dir, name string, data []byte) error {
 	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
 	if err != nil {
 		return err
@@ -220,7 +223,7 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 	if err := rec.WriteCSV(&csvBuf); err != nil {
 		return nil, err
 	}
-	if err := writeFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
+	if err := WriteFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	files = append(files, "metrics.csv")
@@ -229,7 +232,7 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 		return files, fmt.Errorf("report: plots: %w", err)
 	}
 	for _, p := range plots {
-		if err := writeFile(dir, p.name, p.data); err != nil {
+		if err := WriteFile(dir, p.name, p.data); err != nil {
 			return files, fmt.Errorf("report: %w", err)
 		}
 		files = append(files, p.name)
@@ -240,7 +243,7 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 	if err != nil {
 		return files, err
 	}
-	if err := writeFile(dir, "run.json", append(data, '\n')); err != nil {
+	if err := WriteFile(dir, "run.json", append(data, '\n')); err != nil {
 		return files, fmt.Errorf("report: %w", err)
 	}
 	return run.Files, nil
