@@ -24,8 +24,10 @@ func snapshots(n int, end engine.State) []*engine.Snapshot {
 			Config:      engine.Config{Env: "CartPole-v1", Algo: "dqn", Batch: 128}.Defaults(),
 			HostElapsed: time.Duration(i+1) * 100 * time.Millisecond, SimElapsed: float64(i+1) * 0.01,
 			Counters: engine.Counters{EnvSteps: int64(1000 * (i + 1)), GradSteps: int64(100 * (i + 1)), Episodes: int64(i / 2)},
-			Host:     engine.Rates{GPS: 1000, SPS: 10000},
-			Sim:      engine.Rates{GPS: 9000 + float64(i), SPS: 90000},
+			// The simulated clock is charged up to D steps behind training.
+			SimGradSteps: int64(100*(i+1) - 8),
+			Host:         engine.Rates{GPS: 1000, SPS: 10000},
+			Sim:          engine.Rates{GPS: 9000 + float64(i), SPS: 90000},
 			Learning: engine.Learning{Meaningful: true, Mean100: float64(10 * i), LastReturn: float64(12 * i), MinReturn: 9, MaxReturn: float64(20 * i),
 				Losses: []engine.Loss{{Name: "td_loss", Value: 1 / float64(i+1)}, {Name: "q_mean", Value: float64(i)}}},
 			Replay:  engine.ReplayStats{Len: 100 * i, Cap: 10000, MeanStaleness: 0.5},
@@ -88,7 +90,7 @@ func TestWrite(t *testing.T) {
 		if run.Schema != Schema || run.Partial != (end != engine.Finished) || run.State != end.String() {
 			t.Errorf("run.json header: schema %q, state %q, partial %v", run.Schema, run.State, run.Partial)
 		}
-		if run.Final.GradSteps != 2000 || math.Abs(run.Summary.Host.GPS-1000) > 1e-9 || math.Abs(run.Summary.Sim.GPS-2000/0.2) > 1e-6 {
+		if run.Final.GradSteps != 2000 || math.Abs(run.Summary.Host.GPS-1000) > 1e-9 || run.Final.SimGradSteps != 1992 || math.Abs(run.Summary.Sim.GPS-1992/0.2) > 1e-6 {
 			t.Errorf("final %+v, summary %+v", run.Final, run.Summary)
 		}
 		if run.Mapping.Chosen != "F-F-F" || len(run.Summary.Utilization) != 2 || run.Summary.ReturnMean100 == nil || *run.Summary.ReturnMean100 != 190 {
