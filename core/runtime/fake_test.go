@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/rlxdev/rlx/core/replay"
 )
@@ -13,7 +14,8 @@ import (
 // linear policy, and a learner whose "training" is arithmetic on the batch,
 // so that every effect of the runtime's ordering shows in its parameters.
 type fakeAgent struct {
-	failAt int // a learner reports a NaN loss at this step (0: never)
+	failAt     int           // a learner reports a NaN loss at this step (0: never)
+	trainDelay time.Duration // each Train sleeps this long: a slow learner
 
 	mu       sync.Mutex
 	learners []*fakeLearner
@@ -26,7 +28,7 @@ func (a *fakeAgent) Discrete() bool { return true }
 func (a *fakeAgent) NewPolicy() (Policy, error) { return &fakePolicy{w: make([]float32, 4)}, nil }
 
 func (a *fakeAgent) NewLearner() (Learner, error) {
-	l := &fakeLearner{p: []float32{0.1, -0.2, 0.3, 0.05}, g: make([]float32, 4), failAt: a.failAt}
+	l := &fakeLearner{p: []float32{0.1, -0.2, 0.3, 0.05}, g: make([]float32, 4), failAt: a.failAt, delay: a.trainDelay}
 	l.t = append([]float32(nil), l.p...)
 	a.mu.Lock()
 	a.learners = append(a.learners, l)
@@ -61,6 +63,7 @@ type fakeLearner struct {
 	local    bool
 	averaged int
 	failAt   int
+	delay    time.Duration
 	steps    int
 	hash     []uint64 // per step: a hash of the batch's slots and rows
 }
@@ -85,6 +88,7 @@ func (l *fakeLearner) grad(b *replay.Batch, td []float32) {
 }
 
 func (l *fakeLearner) Train(tr *Tracer, b *replay.Batch, td []float32, step int) TrainStats {
+	time.Sleep(l.delay)
 	l.grad(b, td)
 	tr.Mark(KindForward, b.Len())
 	tr.Mark(KindBackward, b.Len())

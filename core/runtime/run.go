@@ -598,7 +598,14 @@ func (u *unit) poke() {
 }
 
 // popWait pops from q on behalf of u, counting a blocked pop as u's wait.
+// Once ctx is done it returns ctx.Err() even if q holds items: a stopped
+// run must not go on through work queued ahead of it (D pre-sampled
+// batches can be D learner steps of a second each).
 func popWait[T any](ctx context.Context, u *unit, q *Queue[T]) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
 	if v, ok := q.TryPop(); ok {
 		return v, nil
 	}

@@ -415,6 +415,35 @@ func TestStopAndRestart(t *testing.T) {
 	waitGoroutines(t, base)
 }
 
+// TestStopSkipsQueuedBatches stops a slow learner with D batches sampled
+// ahead: it must finish at most the step it is in, not train the queue.
+func TestStopSkipsQueuedBatches(t *testing.T) {
+	const depth = 32
+	cfg := baseConfig()
+	cfg.Pacing, cfg.Actors, cfg.TotalSteps, cfg.Prefill = PaceFree, 0, 0, cfg.Replay.Capacity
+	cfg.LearningStarts, cfg.GradSteps, cfg.Depth = 1, 100_000, depth
+	r, err := New(cfg, &fakeAgent{trainDelay: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Sampling takes microseconds, a step milliseconds: after a few steps
+	// the pre-sampler has filled its queue of D batches.
+	for r.Snapshot().GradSteps < 5 {
+		time.Sleep(time.Millisecond)
+	}
+	before := r.Snapshot().GradSteps
+	r.Stop()
+	if err := r.Wait(); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Wait after Stop: %v, want ErrStopped", err)
+	}
+	if after := r.Snapshot().GradSteps; after > before+1 {
+		t.Errorf("%d gradient steps after Stop (from %d to %d): the learner trained batches queued ahead", after-before, before, after)
+	}
+}
+
 func TestPauseResume(t *testing.T) {
 	base := goruntime.NumGoroutine()
 	cfg := baseConfig()
