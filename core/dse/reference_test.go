@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/rlxdev/rlx/presets"
 )
 
-// seedTablesPath is the repository's copy of the seed tables; sharedPath
-// the original beside the repository.
+// seedTablesPath is the repository's copy of the seed tables, embedded in
+// package presets; sharedPath the original beside the repository.
 const (
-	seedTablesPath = "../../reference/seed-tables.yaml"
+	seedTablesPath = "../../" + presets.SeedTablesFile
 	sharedPath     = "../../../shared/reference/seed-tables.yaml"
 )
 
@@ -52,22 +54,19 @@ type seedTables struct {
 
 func loadSeedTables(t testing.TB) seedTables {
 	t.Helper()
-	data, err := os.ReadFile(seedTablesPath)
-	if err != nil {
-		t.Fatalf("reading the seed tables: %v", err)
-	}
 	var s seedTables
-	if err := yaml.Unmarshal(data, &s); err != nil {
-		t.Fatalf("%s: %v", seedTablesPath, err)
+	if err := yaml.Unmarshal(presets.SeedTables(), &s); err != nil {
+		t.Fatalf("%s: %v", presets.SeedTablesFile, err)
 	}
 	if len(s.Heterogeneous.OptimalMapping) != 11 {
-		t.Fatalf("%s has %d Table V mappings, want 11", seedTablesPath, len(s.Heterogeneous.OptimalMapping))
+		t.Fatalf("%s has %d Table V mappings, want 11", presets.SeedTablesFile, len(s.Heterogeneous.OptimalMapping))
 	}
 	return s
 }
 
-// TestSeedTablesCopyMatchesShared keeps reference/seed-tables.yaml
-// identical to the shared original when the original is there.
+// TestSeedTablesCopyMatchesShared keeps presets/reference/seed-tables.yaml
+// identical to the shared original when the original is there, both the
+// file and what package presets embeds of it.
 func TestSeedTablesCopyMatchesShared(t *testing.T) {
 	shared, err := os.ReadFile(sharedPath)
 	if os.IsNotExist(err) {
@@ -82,5 +81,8 @@ func TestSeedTablesCopyMatchesShared(t *testing.T) {
 	}
 	if !bytes.Equal(shared, local) {
 		t.Fatalf("%s differs from %s: copy the shared file over the repository's", seedTablesPath, sharedPath)
+	}
+	if !bytes.Equal(presets.SeedTables(), local) {
+		t.Fatalf("presets.SeedTables() differs from %s: rebuild", seedTablesPath)
 	}
 }
