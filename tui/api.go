@@ -59,6 +59,8 @@ type options struct {
 	output   io.Writer
 	redrawHz int
 	stopWait time.Duration
+	preset   *engine.Preset
+	override func(engine.Config) engine.Config
 }
 
 // WithInput reads the terminal input from r instead of os.Stdin.
@@ -71,6 +73,20 @@ func WithOutput(w io.Writer) Option { return func(o *options) { o.output = w } }
 // a run is live, in Hz, clamped to 1..30 (default DefaultRedrawHz). Nothing
 // ticks while the run is paused or over.
 func WithRedrawRate(hz int) Option { return func(o *options) { o.redrawHz = hz } }
+
+// WithPreset names the preset the explorer runs. For a walkthrough or an
+// experiment it turns on walkthrough mode: a narrative pane tells each
+// step (what to look at and why, what to look for), the panes the step is
+// about are marked, and n and p move between the steps, switching the live
+// run's mapping or restarting it with the step's configuration. Run and New
+// then expect override(p.StepConfig(0)) as their configuration.
+//
+// override changes each step's configuration before it runs (the rlx
+// command applies its budget and seed flags); nil leaves it as is. A
+// preset of kind run changes nothing.
+func WithPreset(p engine.Preset, override func(engine.Config) engine.Config) Option {
+	return func(o *options) { o.preset, o.override = &p, override }
+}
 
 func newOptions(opts []Option) options {
 	o := options{redrawHz: DefaultRedrawHz, stopWait: 3 * time.Second}

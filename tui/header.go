@@ -19,8 +19,9 @@ func headerHeight(w int) int {
 	return 2
 }
 
-// header renders the header: the workload and its sizes, the mapping
-// (requested → chosen), the throughput on both clocks and the run state.
+// header renders the header: the walkthrough and its step (in walkthrough
+// mode), the workload and its sizes, the mapping (requested → chosen), the
+// throughput on both clocks and the run state.
 func (m *Model) header() []string {
 	st := m.com.Styles
 	w := m.com.Width
@@ -31,7 +32,14 @@ func (m *Model) header() []string {
 	}
 	sep := st.Muted.Render(" · ")
 
-	what := []string{st.App.Render("rlx"), st.Strong.Render(cfg.Env + " " + cfg.Algo)}
+	what := []string{st.App.Render("rlx")}
+	if m.wt != nil {
+		// First, so that a narrow header keeps it: where the walkthrough is.
+		p := &m.wt.preset
+		what = append(what, st.Muted.Render(p.Kind+" ")+st.Strong.Render(p.Name),
+			st.Accent.Bold(true).Render(fmt.Sprintf("step %d/%d", m.wt.step+1, len(m.wt.cfgs))))
+	}
+	what = append(what, st.Strong.Render(cfg.Env+" "+cfg.Algo))
 	mapping := "mapping " + cfg.Mapping
 	if s != nil && s.Mapping.Chosen != "" {
 		mapping = "mapping " + mappingText(s.Mapping.Requested, cfg.Mapping, s.Mapping.Chosen)
@@ -44,7 +52,7 @@ func (m *Model) header() []string {
 		what = append(what, st.Text.Render(fmt.Sprintf("B %d · K %d · D %d · %d actor(s)",
 			cfg.Batch, cfg.Fanout, cfg.Depth, cfg.Actors)))
 	}
-	if cfg.Name != "" {
+	if cfg.Name != "" && m.wt == nil {
 		what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
 	}
 
@@ -127,11 +135,11 @@ func (m *Model) stateBadge() string {
 func (m *Model) tabBar() string {
 	st := m.com.Styles
 	var b strings.Builder
-	for p := range numPanes {
-		if p > 0 {
+	for i, p := range m.order {
+		if i > 0 {
 			b.WriteString(st.Muted.Render("│"))
 		}
-		label := " " + paneShort[p] + " "
+		label := tabLabel(p, m.marked[p])
 		if p == m.focus {
 			b.WriteString(st.TabActive.Render(label))
 		} else {

@@ -4,8 +4,8 @@ import "charm.land/bubbles/v2/key"
 
 // KeyMap holds every key binding of the explorer. Bindings that do not apply
 // in the current state (another pane has the focus, the run is not live,
-// the walk cannot be stepped while running) are disabled, so that they
-// neither match nor show in the help.
+// the walk cannot be stepped while running, n and p outside a walkthrough)
+// are disabled, so that they neither match nor show in the help.
 type KeyMap struct {
 	// Global.
 	NextPane key.Binding
@@ -17,6 +17,10 @@ type KeyMap struct {
 	Help     key.Binding
 	Back     key.Binding
 	Quit     key.Binding
+
+	// Walkthrough mode only: the next and the previous step.
+	NextStep key.Binding
+	PrevStep key.Binding
 
 	// Config form.
 	FieldUp   key.Binding
@@ -31,7 +35,7 @@ type KeyMap struct {
 	WalkPrev key.Binding
 	WalkNext key.Binding
 
-	// Pipeline.
+	// Pipeline and walkthrough narrative.
 	ScrollUp   key.Binding
 	ScrollDown key.Binding
 
@@ -57,6 +61,9 @@ func DefaultKeyMap() *KeyMap {
 		Help:     b([]string{"?"}, "?", "help"),
 		Back:     b([]string{"esc"}, "esc", "back"),
 		Quit:     b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		NextStep: b([]string{"n"}, "n", "next step"),
+		PrevStep: b([]string{"p"}, "p", "previous step"),
 
 		FieldUp:   b([]string{"up", "ctrl+p"}, "↑", "previous field"),
 		FieldDown: b([]string{"down", "ctrl+n"}, "↓", "next field"),
@@ -87,6 +94,7 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 		k.WalkPrev, k.WalkNext,
 		k.ScrollUp, k.ScrollDown,
 		k.MapDown, k.MapSwitch, k.MapAuto,
+		k.NextStep, k.PrevStep,
 		k.Pause, k.Resume, k.NextPane, k.Zoom, k.Restart, k.Help, k.Quit,
 	}
 }
@@ -96,7 +104,7 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Zoom, k.Back, k.Help, k.Quit},
-		{k.Pause, k.Resume, k.Restart},
+		{k.NextStep, k.PrevStep, k.Pause, k.Resume, k.Restart},
 		{k.FieldUp, k.FieldDown, k.CyclePrev, k.Cycle, k.Pick, k.Apply, k.Revert},
 		{k.WalkPrev, k.WalkNext, k.ScrollUp, k.ScrollDown},
 		{k.MapUp, k.MapDown, k.MapSwitch, k.MapAuto},
@@ -116,6 +124,7 @@ type keyState struct {
 	zoomed   bool
 	helpOpen bool
 	mapping  bool // the mapping pane has mappings to choose from
+	steps    bool // walkthrough mode: there are steps to move between
 }
 
 // sync enables exactly the bindings that apply in st.
@@ -131,6 +140,10 @@ func (k *KeyMap) sync(st keyState) {
 	k.Resume.SetEnabled(st.live && st.paused && !picking)
 	k.Restart.SetEnabled(!picking)
 	k.Help.SetEnabled(!picking)
+	// n and p move between steps from any pane, also under the help (which
+	// lists them); never in a picker, where keys belong to the list.
+	k.NextStep.SetEnabled(st.steps && !picking)
+	k.PrevStep.SetEnabled(st.steps && !picking)
 	k.Back.SetEnabled(st.zoomed || st.helpOpen || picking)
 	k.Quit.SetEnabled(true)
 	if picking {
@@ -159,7 +172,7 @@ func (k *KeyMap) sync(st keyState) {
 	k.WalkPrev.SetEnabled(tree && st.frozen)
 	k.WalkNext.SetEnabled(tree && st.frozen)
 
-	pipe := st.focus == panePipeline && !st.helpOpen
+	pipe := (st.focus == panePipeline || st.focus == paneNarrative) && !st.helpOpen
 	k.ScrollUp.SetEnabled(pipe)
 	k.ScrollDown.SetEnabled(pipe)
 

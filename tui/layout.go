@@ -14,18 +14,50 @@ const (
 	wideMinWidth  = 120 // all panes at once from here ...
 	wideMinHeight = 32  // ... and here; below, one pane at a time with tabs
 	splitMinMainW = 130 // the tree and the pipeline side by side from here
+	// stackMinBodyH is the body height from which a walkthrough's side
+	// column holds the narrative, the config and the mapping one above the
+	// other; below it the narrative and the config share a slot.
+	stackMinBodyH = 50
 )
 
+// layoutInput is what the layout depends on besides the terminal size.
+type layoutInput struct {
+	headerH   int
+	focus     paneID
+	zoomed    bool
+	order     []paneID       // the panes in focus order: the tab bar's order
+	marked    [numPanes]bool // panes the walkthrough step is about (their tabs carry markGlyph)
+	narrative bool           // walkthrough mode: the narrative pane is shown
+}
+
 // layout is where everything goes for one terminal size. It is recomputed on
-// every WindowSizeMsg and whenever the focus or the zoom changes.
+// every WindowSizeMsg and whenever the focus, the zoom or the walkthrough
+// step changes.
 //
 // Wide: the header, then a main column (sum tree, pipeline, charts) and a
 // side column (config above mapping), then the footer. Compact (below
 // wideMinWidth x wideMinHeight) and zoomed: a tab bar and the focused pane
-// over the whole body. A walkthrough narrative pane (issue 9) will take a
-// strip of the side column.
+// over the whole body.
+//
+// A walkthrough adds the narrative pane. Compact, it is one more tab (the
+// first). Wide, it takes the top of the side column, and how the config
+// makes room depends on the height:
+//
+//   - Below stackMinBodyH rows of body (120x40 has 37) the narrative takes
+//     the config's slot, made a little taller, and the config comes back
+//     into that slot whenever it has the focus (shift+tab from the
+//     narrative, tab back). Shrinking the config instead would leave three
+//     panes of 10-12 rows in a 37-row column: the narrative's text, the
+//     form (a dozen rows) and the mapping list would all scroll, and the
+//     mapping pane, which most steps are about, would lose its list. The
+//     header and the narrative already say what each step sets, so the form
+//     is the pane to give up while reading.
+//   - From stackMinBodyH up (200x60 has 57) there is room for all three:
+//     the narrative on top, the config shrunk to its rows (every
+//     off-policy row still fits), the mapping below with the rest.
 type layout struct {
 	compact bool // tabs and one pane
+	shared  bool // the narrative and the config share the side column's top slot
 	header  rect
 	tabs    rect
 	tabHits [numPanes]rect
@@ -33,34 +65,63 @@ type layout struct {
 	footer  rect
 }
 
-// computeLayout lays out a w x h screen whose header takes headerH lines.
-func computeLayout(w, h, headerH int, focus paneID, zoomed bool) layout {
+// tabLabel is the tab bar's label of pane p, marked when the walkthrough
+// step is about it.
+func tabLabel(p paneID, marked bool) string {
+	if marked {
+		return " " + markGlyph + " " + paneShort[p] + " "
+	}
+	return " " + paneShort[p] + " "
+}
+
+// computeLayout lays out a w x h screen.
+func computeLayout(w, h int, in layoutInput) layout {
 	var l layout
-	l.header = rect{0, 0, w, headerH}
+	l.header = rect{0, 0, w, in.headerH}
 	l.footer = rect{0, h - 1, w, 1}
-	top := headerH
-	bodyH := h - headerH - 1
+	top := in.headerH
+	bodyH := h - in.headerH - 1
 	if bodyH <= 0 {
 		return l
 	}
 	l.compact = w < wideMinWidth || h < wideMinHeight
-	if l.compact || zoomed {
+	if l.compact || in.zoomed {
 		l.tabs = rect{0, top, w, 1}
 		x := 0
-		for p := range numPanes {
-			n := len([]rune(paneShort[p])) + 2
+		for _, p := range in.order {
+			n := len([]rune(tabLabel(p, in.marked[p])))
 			l.tabHits[p] = rect{x, top, n, 1}
 			x += n + 1
 		}
-		l.panes[focus] = rect{0, top + 1, w, bodyH - 1}
+		l.panes[in.focus] = rect{0, top + 1, w, bodyH - 1}
 		return l
 	}
 
 	sideW := min(max(w*30/100, 40), 60)
 	mainW := w - sideW
-	configH := min(max(bodyH*45/100, 12), 20)
-	l.panes[paneConfig] = rect{mainW, top, sideW, configH}
-	l.panes[paneMapping] = rect{mainW, top + configH, sideW, bodyH - configH}
+	switch {
+	case !in.narrative:
+		configH := min(max(bodyH*45/100, 12), 20)
+		l.panes[paneConfig] = rect{mainW, top, sideW, configH}
+		l.panes[paneMapping] = rect{mainW, top + configH, sideW, bodyH - configH}
+	case bodyH < stackMinBodyH:
+		l.shared = true
+		slotH := min(max(bodyH/2, 12), 22)
+		slot := paneNarrative
+		if in.focus == paneConfig {
+			slot = paneConfig
+		}
+		l.panes[slot] = rect{mainW, top, sideW, slotH}
+		l.panes[paneMapping] = rect{mainW, top + slotH, sideW, bodyH - slotH}
+	default:
+		narrH := min(max(bodyH*30/100, 12), 18)
+		// 14 rows hold every off-policy row of the form; a taller form
+		// would take them from the mapping list.
+		configH := min(max(bodyH*30/100, 12), 16)
+		l.panes[paneNarrative] = rect{mainW, top, sideW, narrH}
+		l.panes[paneConfig] = rect{mainW, top + narrH, sideW, configH}
+		l.panes[paneMapping] = rect{mainW, top + narrH + configH, sideW, bodyH - narrH - configH}
+	}
 
 	if mainW >= splitMinMainW {
 		rowH := bodyH * 45 / 100

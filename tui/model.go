@@ -39,6 +39,7 @@ type Model struct {
 	bad      bool // status is an error
 
 	focus    paneID
+	order    []paneID // the panes in focus order
 	zoomed   bool
 	helpOpen bool
 	lay      layout
@@ -51,14 +52,21 @@ type Model struct {
 	charts  *chartsPane
 	mapping *mappingPane
 	form    *configForm
+
+	// Walkthrough mode (nil otherwise): the steps, the narrative and the
+	// panes the step shown is about.
+	wt     *walkthrough
+	narr   *narrativePane
+	marked [numPanes]bool
 }
 
 // frameCache keeps a pane's framed rendering until its content, note, size,
-// focus or styles change.
+// focus, walkthrough mark or styles change.
 type frameCache struct {
 	content, note string
 	w, h          int
 	focused       bool
+	marked        bool
 	styles        *Styles
 	out           string
 }
@@ -66,6 +74,9 @@ type frameCache struct {
 // New returns the explorer's root model for cfg; its Init starts the run
 // through start (unless cfg is invalid: then the config form shows why and
 // has the focus). ctx bounds every run it starts.
+//
+// With WithPreset and a walkthrough or experiment, cfg is the first step's
+// configuration and the explorer opens on that step's narrative.
 func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) *Model {
 	m := &Model{
 		ctx:   ctx,
@@ -75,10 +86,21 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 		help:  help.New(),
 		cfg:   cfg.Defaults(),
 		focus: paneTree,
+		order: basePanes,
 	}
 	m.help.Styles = m.com.Styles.Help
 	m.form = newConfigForm(m.com, m.cfg)
+	m.narr = newNarrativePane(m.com)
 	m.resetPanes()
+	if m.opts.preset != nil {
+		m.wt = newWalkthrough(*m.opts.preset, m.opts.override)
+	}
+	if m.wt != nil {
+		m.order = walkthroughPanes
+		m.focus = paneNarrative
+		m.showStep()
+		m.syncDeparture()
+	}
 	if err := m.cfg.Validate(); err != nil {
 		m.startErr = err
 		m.setStatus("not started: "+err.Error(), true)

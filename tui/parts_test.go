@@ -156,46 +156,70 @@ func TestSI(t *testing.T) {
 	}
 }
 
-// TestLayoutTiles checks every size from the minimum up: panes stay on the
-// screen, never overlap, and the wide layout covers the whole body.
+// TestLayoutTiles checks every size from the minimum up, with and without a
+// walkthrough (its narrative focused, and the config, which may take the
+// narrative's slot): panes stay on the screen, never overlap, and the wide
+// layout covers the whole body.
 func TestLayoutTiles(t *testing.T) {
+	modes := []layoutInput{
+		{focus: paneMapping, order: basePanes},
+		{focus: paneNarrative, order: walkthroughPanes, narrative: true, marked: [numPanes]bool{paneMapping: true}},
+		{focus: paneConfig, order: walkthroughPanes, narrative: true},
+	}
 	for w := MinWidth; w <= 260; w += 7 {
 		for h := MinHeight; h <= 90; h += 5 {
 			for _, zoom := range []bool{false, true} {
-				hh := headerHeight(w)
-				l := computeLayout(w, h, hh, paneMapping, zoom)
-				covered := make([]int, w*h)
-				area := 0
-				for p := range numPanes {
-					r := l.panes[p]
-					if r.empty() {
-						continue
-					}
-					if r.X < 0 || r.Y < hh || r.X+r.W > w || r.Y+r.H > h-1 {
-						t.Fatalf("%dx%d zoom %v: pane %v at %+v is off the body", w, h, zoom, p, r)
-					}
-					if r.W < 20 || r.H < 5 {
-						t.Fatalf("%dx%d: pane %v is only %dx%d", w, h, p, r.W, r.H)
-					}
-					for y := r.Y; y < r.Y+r.H; y++ {
-						for x := r.X; x < r.X+r.W; x++ {
-							covered[y*w+x]++
-							if covered[y*w+x] > 1 {
-								t.Fatalf("%dx%d: panes overlap at %d,%d", w, h, x, y)
-							}
-						}
-					}
-					area += r.W * r.H
-				}
-				body := w * (h - hh - 1)
-				if l.compact || zoom {
-					body -= w // the tab bar
-				}
-				if area != body {
-					t.Fatalf("%dx%d zoom %v: panes cover %d of %d body cells", w, h, zoom, area, body)
+				for _, in := range modes {
+					hh := headerHeight(w)
+					in.headerH, in.zoomed = hh, zoom
+					checkLayoutTiles(t, w, h, in)
 				}
 			}
 		}
+	}
+}
+
+func checkLayoutTiles(t *testing.T, w, h int, in layoutInput) {
+	t.Helper()
+	hh, zoom := in.headerH, in.zoomed
+	l := computeLayout(w, h, in)
+	if l.panes[in.focus].empty() {
+		t.Fatalf("%dx%d zoom %v: the focused pane %v is not shown", w, h, zoom, in.focus)
+	}
+	for _, p := range in.order {
+		if tab := l.tabHits[p]; !l.tabs.empty() && (tab.empty() || tab.X+tab.W > w) {
+			t.Fatalf("%dx%d zoom %v: the tab of %v at %+v is not on the screen", w, h, zoom, p, tab)
+		}
+	}
+	covered := make([]int, w*h)
+	area := 0
+	for p := range numPanes {
+		r := l.panes[p]
+		if r.empty() {
+			continue
+		}
+		if r.X < 0 || r.Y < hh || r.X+r.W > w || r.Y+r.H > h-1 {
+			t.Fatalf("%dx%d zoom %v: pane %v at %+v is off the body", w, h, zoom, p, r)
+		}
+		if r.W < 20 || r.H < 5 {
+			t.Fatalf("%dx%d: pane %v is only %dx%d", w, h, p, r.W, r.H)
+		}
+		for y := r.Y; y < r.Y+r.H; y++ {
+			for x := r.X; x < r.X+r.W; x++ {
+				covered[y*w+x]++
+				if covered[y*w+x] > 1 {
+					t.Fatalf("%dx%d: panes overlap at %d,%d", w, h, x, y)
+				}
+			}
+		}
+		area += r.W * r.H
+	}
+	body := w * (h - hh - 1)
+	if l.compact || zoom {
+		body -= w // the tab bar
+	}
+	if area != body {
+		t.Fatalf("%dx%d zoom %v: panes cover %d of %d body cells", w, h, zoom, area, body)
 	}
 }
 
@@ -204,7 +228,7 @@ func TestFrameSize(t *testing.T) {
 	for _, w := range []int{4, 5, 10, 30, 80} {
 		for _, h := range []int{2, 3, 10} {
 			for _, focused := range []bool{false, true} {
-				out := frame(st, "Throughput & learning", "sim + host clocks", "a\nbb\nccc", w, h, focused)
+				out := frame(st, "Throughput & learning", "sim + host clocks", "a\nbb\nccc", w, h, focused, w == 30)
 				lines := strings.Split(out, "\n")
 				if len(lines) != h {
 					t.Fatalf("%dx%d: %d lines", w, h, len(lines))

@@ -28,9 +28,14 @@ type Styles struct {
 	BorderFocus lipgloss.Style // the focused pane's frame
 	PaneTitle   lipgloss.Style
 	TitleFocus  lipgloss.Style
-	TabActive   lipgloss.Style
-	TabIdle     lipgloss.Style
-	Selected    lipgloss.Style // a selected row (mapping list, form field)
+	// BorderMark and TitleMark draw a pane the current walkthrough step is
+	// about; its title also carries markGlyph, so the mark reads without
+	// colour.
+	BorderMark lipgloss.Style
+	TitleMark  lipgloss.Style
+	TabActive  lipgloss.Style
+	TabIdle    lipgloss.Style
+	Selected   lipgloss.Style // a selected row (mapping list, form field)
 
 	// Sum tree cells: alternating ordinary nodes, the siblings the walk read,
 	// the child it took, the priority-update path and the target marker.
@@ -124,6 +129,10 @@ func NewStyles(dark bool) *Styles {
 	s.BorderFocus = c("#0969da", "#58a6ff")
 	s.PaneTitle = s.Muted.Bold(true)
 	s.TitleFocus = s.Accent.Bold(true)
+	// The accent, as for the focus: both say "look here". Focus is told
+	// apart by its heavy lines, the mark by its glyph.
+	s.BorderMark = s.BorderFocus
+	s.TitleMark = s.TitleFocus
 	s.TabActive = s.Accent.Bold(true).Underline(true)
 	s.TabIdle = s.Muted
 	s.Selected = lipgloss.NewStyle().

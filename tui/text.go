@@ -54,16 +54,25 @@ func center(s string, w int) string {
 	return strings.Repeat(" ", left) + s + strings.Repeat(" ", w-sw-left)
 }
 
+// markGlyph marks what the current walkthrough step is about: a pane's
+// title, its tab, the panes named in the narrative.
+const markGlyph = "◆"
+
 // frame draws a box of exactly w x h cells around content (fitted to the
 // inner w-2 x h-2), with title in the top edge and note at its right. The
 // focused frame is drawn with heavy lines so that the focus shows without
-// colour too.
-func frame(st *Styles, title, note, content string, w, h int, focused bool) string {
+// colour too; a marked frame (a pane the walkthrough step is about) has
+// markGlyph before its title and the accent colour.
+func frame(st *Styles, title, note, content string, w, h int, focused, marked bool) string {
 	if w < 4 || h < 2 {
 		return strings.Join(fitLines(content, max(w, 0), max(h, 0)), "\n")
 	}
 	border, titleStyle := st.Border, st.PaneTitle
 	tl, tr, bl, br, hz, vt := "╭", "╮", "╰", "╯", "─", "│"
+	if marked {
+		border, titleStyle = st.BorderMark, st.TitleMark
+		title = markGlyph + " " + title
+	}
 	if focused {
 		border, titleStyle = st.BorderFocus, st.TitleFocus
 		tl, tr, bl, br, hz, vt = "┏", "┓", "┗", "┛", "━", "┃"

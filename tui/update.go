@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,16 +33,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startedMsg:
 		cmd = m.handleStarted(msg)
 	case applyConfigMsg:
-		m.cfg = msg.cfg.Defaults()
-		m.form.Reset(m.cfg)
-		m.form.SetApplied("applied: restarting the run")
-		m.setStatus("restarting with the new configuration…", false)
-		cmd = m.restart()
+		cmd = m.applyConfig(msg.cfg, "applied: restarting the run", "restarting with the new configuration…")
 	case switchMappingMsg:
 		m.switchMapping(msg.mapping)
 	}
+	m.syncDeparture()
 	m.syncFocus()
 	return m, cmd
+}
+
+// applyConfig loads cfg into the form and restarts the run with it: the
+// config form's apply, and a walkthrough step that needs a new run. note
+// shows beside the form's apply button, status in the footer.
+func (m *Model) applyConfig(cfg engine.Config, note, status string) tea.Cmd {
+	m.cfg = cfg.Defaults()
+	m.form.Reset(m.cfg)
+	m.form.SetApplied(note)
+	m.setStatus(status, false)
+	return m.restart()
 }
 
 func (m *Model) handleTick(msg tickMsg) tea.Cmd {
@@ -179,11 +188,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.NextPane):
-		m.setFocus((m.focus + 1) % numPanes)
+		m.setFocus(m.paneAfter(1))
 		return nil
 	case key.Matches(msg, k.PrevPane):
-		m.setFocus((m.focus + numPanes - 1) % numPanes)
+		m.setFocus(m.paneAfter(-1))
 		return nil
+	case key.Matches(msg, k.NextStep):
+		return m.moveStep(1)
+	case key.Matches(msg, k.PrevStep):
+		return m.moveStep(-1)
 	case key.Matches(msg, k.Zoom):
 		m.zoomed = !m.zoomed
 		m.relayout()
@@ -220,8 +233,17 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.pipe.Update(msg)
 	case paneMapping:
 		return m.mapping.Update(msg)
+	case paneNarrative:
+		return m.narr.Update(msg)
 	}
 	return nil
+}
+
+// paneAfter is the pane d steps from the focused one in focus order.
+func (m *Model) paneAfter(d int) paneID {
+	n := len(m.order)
+	i := max(slices.Index(m.order, m.focus), 0)
+	return m.order[((i+d)%n+n)%n]
 }
 
 func (m *Model) handleClick(mouse tea.Mouse) {
@@ -257,6 +279,7 @@ func (m *Model) syncFocus() {
 		zoomed:   m.zoomed,
 		helpOpen: m.helpOpen,
 		mapping:  m.mapping.HasMappings(),
+		steps:    m.wt != nil,
 	})
 }
 
@@ -265,7 +288,8 @@ func (m *Model) syncFocus() {
 func (m *Model) relayout() {
 	w, h := m.com.Width, m.com.Height
 	m.headerH = headerHeight(w)
-	m.lay = computeLayout(w, h, m.headerH, m.focus, m.zoomed)
+	m.lay = computeLayout(w, h, layoutInput{headerH: m.headerH, focus: m.focus, zoomed: m.zoomed,
+		order: m.order, marked: m.marked, narrative: m.wt != nil})
 	inner := func(p paneID) (int, int) {
 		r := m.lay.panes[p]
 		if r.empty() {
@@ -278,5 +302,12 @@ func (m *Model) relayout() {
 	m.charts.SetSize(inner(paneCharts))
 	m.mapping.SetSize(inner(paneMapping))
 	m.form.SetSize(inner(paneConfig))
+	m.narr.SetSize(inner(paneNarrative))
+	hint := "n next · p previous"
+	if m.lay.shared {
+		// The config is out of sight; say how to bring it back.
+		hint = "shift+tab: config"
+	}
+	m.narr.SetHint(hint)
 	m.help.SetWidth(w)
 }

@@ -24,6 +24,9 @@ func (m *Model) View() tea.View {
 // title is the terminal window title.
 func (m *Model) title() string {
 	t := "rlx · " + m.cfg.Env + " " + m.cfg.Algo
+	if m.wt != nil {
+		t += " · " + m.wt.label()
+	}
 	if m.snap != nil && m.run != nil {
 		t += " · " + m.snap.State.String()
 	}
@@ -124,15 +127,17 @@ func (m *Model) framedPane(p paneID, r rect) string {
 		if m.form.Dirty() {
 			note = "edited: enter applies"
 		}
+	case paneNarrative:
+		content, note = m.narr.View(), m.narr.Note()
 	}
 	fc := &m.frames[p]
-	focused := p == m.focus
+	focused, marked := p == m.focus, m.marked[p]
 	if fc.out != "" && fc.content == content && fc.note == note && fc.w == r.W && fc.h == r.H &&
-		fc.focused == focused && fc.styles == m.com.Styles {
+		fc.focused == focused && fc.marked == marked && fc.styles == m.com.Styles {
 		return fc.out
 	}
-	*fc = frameCache{content: content, note: note, w: r.W, h: r.H, focused: focused, styles: m.com.Styles,
-		out: frame(m.com.Styles, p.String(), note, content, r.W, r.H, focused)}
+	*fc = frameCache{content: content, note: note, w: r.W, h: r.H, focused: focused, marked: marked,
+		styles: m.com.Styles, out: frame(m.com.Styles, p.String(), note, content, r.W, r.H, focused, marked)}
 	return fc.out
 }
 
@@ -158,7 +163,14 @@ func (m *Model) fullHelp(w, h int) []string {
 	st := m.com.Styles
 	content := m.help.FullHelpView(m.com.Keys.FullHelp()) + "\n\n" +
 		st.Muted.Render("Panes: sum tree (prefix-sum walk, update path) · pipeline occupancy (sim clock) · "+
-			"throughput & learning (sim and host clocks) · mapping (DSE) · config (next run).") + "\n" +
-		st.Muted.Render("? or esc closes this help.")
-	return strings.Split(frame(st, "Help", "", content, w, h, true), "\n")
+			"throughput & learning (sim and host clocks) · mapping (DSE) · config (next run).") + "\n"
+	if m.wt != nil {
+		for _, l := range wrapText("Walkthrough: the narrative tells the step, what to look at and why; "+markGlyph+
+			" marks the panes it is about. n and p move to the next and the previous step: a step that changes "+
+			"only the mapping switches the live run's mapping, any other restarts the run with the step's configuration.", w-2) {
+			content += st.Muted.Render(l) + "\n"
+		}
+	}
+	content += st.Muted.Render("? or esc closes this help.")
+	return strings.Split(frame(st, "Help", "", content, w, h, true, false), "\n")
 }

@@ -19,11 +19,12 @@ func startEngine(ctx context.Context, cfg engine.Config) (tui.LiveRun, error) {
 }
 
 // explore opens the terminal explorer on preset p, its configuration
-// changed by override (the budget and seed flags). It refuses to run
-// without a terminal, pointing to --batch.
+// changed by override (the budget and seed flags). A walkthrough or an
+// experiment opens on its first step, its narrative beside the panes. It
+// refuses to run without a terminal, pointing to --batch.
 func explore(ctx context.Context, p engine.Preset, override func(engine.Config) engine.Config) error {
 	if !tui.Interactive(os.Stdin, os.Stdout) {
 		return usageError{tui.ErrNotTerminal}
 	}
-	return tui.Run(ctx, startEngine, override(p.Run))
+	return tui.Run(ctx, startEngine, override(p.StepConfig(0)), tui.WithPreset(p, override))
 }

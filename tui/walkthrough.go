@@ -1,0 +1,207 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// walkthrough is the state of walkthrough mode: the preset, the
+// configuration of each of its steps (the command line's overrides
+// applied) and the step shown.
+type walkthrough struct {
+	preset  engine.Preset
+	cfgs    []engine.Config // step i's configuration, defaults filled in
+	changes []string        // what step i changes from the step before (step 0: from the preset's run)
+	step    int
+}
+
+// newWalkthrough returns the walkthrough of p, or nil when p has no steps
+// to walk through (a preset of kind run, or none). override changes each
+// step's configuration (the budget and seed flags); nil leaves it as is.
+func newWalkthrough(p engine.Preset, override func(engine.Config) engine.Config) *walkthrough {
+	if (p.Kind != engine.KindWalkthrough && p.Kind != engine.KindExperiment) || len(p.Steps) == 0 {
+		return nil
+	}
+	if override == nil {
+		override = func(c engine.Config) engine.Config { return c }
+	}
+	w := &walkthrough{preset: p}
+	prev := override(p.StepConfig(-1)).Defaults()
+	for i := range p.Steps {
+		cfg := override(p.StepConfig(i)).Defaults()
+		w.cfgs = append(w.cfgs, cfg)
+		w.changes = append(w.changes, joinChanges(configChanges(prev, cfg)))
+		prev = cfg
+	}
+	return w
+}
+
+// label is "step i of n" for the step shown.
+func (w *walkthrough) label() string { return fmt.Sprintf("step %d of %d", w.step+1, len(w.cfgs)) }
+
+// Step returns the index of the walkthrough step shown, or -1 outside
+// walkthrough mode.
+func (m *Model) Step() int {
+	if m.wt == nil {
+		return -1
+	}
+	return m.wt.step
+}
+
+// moveStep moves to the step delta away, clamped at the ends, and makes the
+// run follow it: a step that changes only the mapping switches the live
+// run's mapping, one that changes nothing keeps the run, any other
+// restarts it with the step's configuration (as the config form's apply
+// does).
+func (m *Model) moveStep(delta int) tea.Cmd {
+	wt := m.wt
+	n := len(wt.cfgs)
+	i := wt.step + delta
+	switch {
+	case i < 0:
+		m.setStatus(fmt.Sprintf("first step (1 of %d): n goes on", n), false)
+		return nil
+	case i >= n:
+		m.setStatus(fmt.Sprintf("last step (%d of %d): p goes back", n, n), false)
+		return nil
+	}
+	wt.step = i
+	m.showStep()
+
+	next, label := wt.cfgs[i], wt.label()
+	if err := next.Validate(); err != nil {
+		// The rlx command checks every step before it opens the explorer;
+		// a preset handed in unchecked says what is wrong in the form,
+		// where it can be fixed, and the run goes on.
+		m.cfg = next
+		m.form.Reset(next)
+		m.setStatus(label+" cannot run: "+err.Error(), true)
+		return nil
+	}
+	changes := configChanges(m.cfg, next)
+	switch {
+	case len(changes) == 0:
+		// Nothing the run uses differs: no reason to lose its history.
+		m.cfg = next
+		m.form.Reset(next)
+		m.setStatus(label+": the same run goes on", false)
+		return nil
+	case len(changes) == 1 && changes[0].field == "mapping" && m.live():
+		// Only the mapping: the engine switches it from the next gradient
+		// step, so the charts show the change in one run.
+		if err := m.run.SetMapping(next.Mapping); err == nil {
+			m.cfg = next
+			m.form.Reset(next)
+			m.mapping.SetStatus("switching to "+next.Mapping+" from the next gradient step…", false)
+			m.setStatus(label+": mapping → "+next.Mapping+" without a restart", false)
+			return nil
+		}
+	}
+	return m.applyConfig(next, label+": restarting the run",
+		label+": restarting with "+joinChanges(changes))
+}
+
+// showStep hands the narrative the step shown and marks the panes it is
+// about.
+func (m *Model) showStep() {
+	wt := m.wt
+	s := wt.preset.Steps[wt.step]
+	m.marked = [numPanes]bool{}
+	for _, name := range s.Panes {
+		if p, ok := paneByName[name]; ok {
+			m.marked[p] = true
+		}
+	}
+	var names []string
+	for _, p := range basePanes {
+		if m.marked[p] {
+			names = append(names, markGlyph+" "+paneShort[p])
+		}
+	}
+	m.narr.SetStep(wt.step, len(wt.cfgs), s, wt.changes[wt.step], strings.Join(names, "  "))
+	m.relayout()
+}
+
+// syncDeparture tells the narrative whether, and how, the run's
+// configuration departs from the step's (edited in the form, or a mapping
+// switched by hand).
+func (m *Model) syncDeparture() {
+	if m.wt == nil {
+		return
+	}
+	m.narr.SetDeparted(joinChanges(configChanges(m.wt.cfgs[m.wt.step], m.cfg)))
+}
+
+// configChange is one field that differs between two configurations.
+type configChange struct{ field, from, to string }
+
+func (c configChange) String() string { return c.field + " " + c.from + " → " + c.to }
+
+// configField reads one field of engine.Config for display, by its YAML
+// name. off and ppo say which algorithms it applies to.
+type configField struct {
+	name     string
+	off, ppo bool
+	get      func(*engine.Config) string
+}
+
+func intField(name string, off, ppo bool, get func(*engine.Config) int) configField {
+	return configField{name, off, ppo, func(c *engine.Config) string { return strconv.Itoa(get(c)) }}
+}
+
+// configFields are the fields a step may change, in the form's order.
+var configFields = []configField{
+	{"env", true, true, func(c *engine.Config) string { return c.Env }},
+	{"algo", true, true, func(c *engine.Config) string { return c.Algo }},
+	intField("batch", true, false, func(c *engine.Config) int { return c.Batch }),
+	intField("capacity", true, false, func(c *engine.Config) int { return c.Capacity }),
+	intField("fanout", true, false, func(c *engine.Config) int { return c.Fanout }),
+	intField("actors", true, false, func(c *engine.Config) int { return c.Actors }),
+	intField("learners", true, false, func(c *engine.Config) int { return c.Learners }),
+	intField("depth", true, false, func(c *engine.Config) int { return c.Depth }),
+	intField("envs", false, true, func(c *engine.Config) int { return c.Envs }),
+	intField("horizon", false, true, func(c *engine.Config) int { return c.Horizon }),
+	intField("epochs", false, true, func(c *engine.Config) int { return c.Epochs }),
+	intField("minibatches", false, true, func(c *engine.Config) int { return c.Minibatches }),
+	intField("gae", false, true, func(c *engine.Config) int { return c.GAE }),
+	{"mapping", true, true, func(c *engine.Config) string { return c.Mapping }},
+	{"devices", true, true, func(c *engine.Config) string { return c.Devices }},
+	{"steps", true, true, func(c *engine.Config) string { return strconv.FormatInt(c.Steps, 10) }},
+	{"duration", true, true, func(c *engine.Config) string { return c.Duration.String() }},
+	{"seed", true, true, func(c *engine.Config) string { return strconv.FormatUint(c.Seed, 10) }},
+}
+
+// configChanges lists the fields that differ from a to b (both with their
+// defaults filled in), leaving out the fields neither one's algorithm
+// uses. It allocates nothing when they are equal.
+func configChanges(a, b engine.Config) []configChange {
+	if a == b {
+		return nil
+	}
+	ppo := a.Algo == "ppo" || b.Algo == "ppo"
+	off := a.Algo != "ppo" || b.Algo != "ppo"
+	var out []configChange
+	for _, f := range configFields {
+		if !(f.off && off) && !(f.ppo && ppo) {
+			continue
+		}
+		if x, y := f.get(&a), f.get(&b); x != y {
+			out = append(out, configChange{f.name, x, y})
+		}
+	}
+	return out
+}
+
+// joinChanges is "batch 16384 → 4096 · mapping auto → G-G-G".
+func joinChanges(cs []configChange) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, " · ")
+}
