@@ -1,6 +1,9 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
 
 // KeyMap holds every key binding of the explorer. Bindings that do not apply
 // in the current state (another pane has the focus, the run is not live,
@@ -181,4 +184,16 @@ func (k *KeyMap) sync(st keyState) {
 	k.MapDown.SetEnabled(mp)
 	k.MapSwitch.SetEnabled(mp && st.live)
 	k.MapAuto.SetEnabled(mp && st.live)
+}
+
+// scrolled returns offset moved one line by a scroll key in msg, kept so
+// that a pane of h rows showing lines lines never scrolls past its end.
+func (k *KeyMap) scrolled(msg tea.KeyPressMsg, offset, lines, h int) int {
+	switch {
+	case key.Matches(msg, k.ScrollUp):
+		return max(offset-1, 0)
+	case key.Matches(msg, k.ScrollDown):
+		return min(offset+1, max(lines-h, 0))
+	}
+	return offset
 }

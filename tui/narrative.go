@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -72,12 +71,7 @@ func (p *narrativePane) Departed() string { return p.departed }
 
 // Update scrolls the text.
 func (p *narrativePane) Update(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, p.c.Keys.ScrollUp):
-		p.offset = max(p.offset-1, 0)
-	case key.Matches(msg, p.c.Keys.ScrollDown):
-		p.offset = min(p.offset+1, max(p.lines-p.h, 0))
-	}
+	p.offset = p.c.Keys.scrolled(msg, p.offset, p.lines, p.h)
 	return nil
 }
 

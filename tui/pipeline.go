@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rlxdev/rlx/engine"
@@ -42,12 +41,7 @@ func (p *pipelinePane) SetSnapshot(s *engine.Snapshot) { p.snap = s }
 
 // Update scrolls the stages.
 func (p *pipelinePane) Update(msg tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case key.Matches(msg, p.c.Keys.ScrollUp):
-		p.offset = max(p.offset-1, 0)
-	case key.Matches(msg, p.c.Keys.ScrollDown):
-		p.offset = min(p.offset+1, max(p.lines-p.h, 0))
-	}
+	p.offset = p.c.Keys.scrolled(msg, p.offset, p.lines, p.h)
 	return nil
 }
 
