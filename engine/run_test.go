@@ -363,3 +363,21 @@ func TestPPOGAENumerics(t *testing.T) {
 		t.Errorf("gae 6: %v", err)
 	}
 }
+
+// TestSPOLearnersRun runs two SPO learners (001 §5.2) to the end of their
+// budget: each on its own bank, averaged every spoAverageEvery steps.
+func TestSPOLearnersRun(t *testing.T) {
+	cfg := Config{Env: "CartPole-v1", Algo: "dqn", Learners: 2, Actors: 2, Capacity: 2000, Seed: 3, Steps: 3000}
+	r, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go drain(r)
+	end, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.State != Finished || end.Counters.EnvSteps < 3000 || end.Counters.GradSteps == 0 {
+		t.Errorf("two learners ended %v after %d env and %d gradient steps", end.State, end.Counters.EnvSteps, end.Counters.GradSteps)
+	}
+}
