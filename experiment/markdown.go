@@ -1,0 +1,136 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// table builds a markdown table. Cells are written as given, with pipes
+// escaped; columns marked numeric are right-aligned.
+type table struct {
+	head    []string
+	numeric []bool
+	rows    [][]string
+}
+
+// newTable starts a table with the given column headings. A heading that
+// begins with '>' is right-aligned (numbers); the '>' is not printed.
+func newTable(head ...string) *table {
+	t := &table{}
+	for _, h := range head {
+		num := strings.HasPrefix(h, ">")
+		t.head = append(t.head, strings.TrimPrefix(h, ">"))
+		t.numeric = append(t.numeric, num)
+	}
+	return t
+}
+
+// add appends a row; missing cells are left empty, extra cells dropped.
+func (t *table) add(cells ...string) {
+	row := make([]string, len(t.head))
+	copy(row, cells)
+	t.rows = append(t.rows, row)
+}
+
+// String renders the table followed by a blank line.
+func (t *table) String() string {
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" ")
+			b.WriteString(strings.ReplaceAll(c, "|", `\|`))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.head)
+	b.WriteString("|")
+	for _, num := range t.numeric {
+		if num {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// dash stands for a value that does not exist: a cell lost from a paper,
+// a rate before anything ran.
+const dash = "–"
+
+// num formats a throughput or time with about three significant digits
+// and no exponent below 10^9: 432277, 963, 1.21, 0.0123. Zero, NaN and Inf
+// (nothing measured) print as a dash.
+func num(v float64) string {
+	switch a := math.Abs(v); {
+	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
+		return dash
+	case a >= 1e9:
+		return strconv.FormatFloat(v, 'e', 2, 64)
+	case a >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	default:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+}
+
+// speedup formats a ratio as "1.21x", with a dash for none.
+func speedup(v float64) string {
+	switch {
+	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
+		return dash
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64) + "x"
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64) + "x"
+	default:
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+	}
+}
+
+// orDash returns s, or a dash when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return dash
+	}
+	return s
+}
+
+// paragraph wraps prose for a markdown section: the lines given are
+// joined with spaces and end with a blank line.
+func paragraph(lines ...string) string {
+	return strings.Join(lines, " ") + "\n\n"
+}
+
+// joinInts lists integers as "1, 2, 4".
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// yesNo formats a match.
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+// percent formats a fraction as "12.3%".
+func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }

@@ -1,0 +1,154 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rlxdev/rlx/engine"
+)
+
+// checkSteps rejects step results a report cannot place: a negative index
+// or two results for the same step. Results without a final snapshot are
+// accepted (the run was interrupted before them).
+func checkSteps(steps []StepResult) error {
+	seen := map[int]bool{}
+	for i, s := range steps {
+		if s.Index < 0 {
+			return fmt.Errorf("step result %d has index %d: indices must be >= 0", i, s.Index)
+		}
+		if seen[s.Index] {
+			return fmt.Errorf("step index %d appears twice: give each step one result", s.Index)
+		}
+		seen[s.Index] = true
+	}
+	return nil
+}
+
+// ran returns the results that have a final snapshot, in index order, and
+// the 0-based indices of those that do not.
+func ran(steps []StepResult) (done []StepResult, notRun []int) {
+	for _, s := range steps {
+		if s.Final == nil {
+			notRun = append(notRun, s.Index)
+			continue
+		}
+		done = append(done, s)
+	}
+	slices.SortFunc(done, func(a, b StepResult) int { return a.Index - b.Index })
+	slices.Sort(notRun)
+	return done, notRun
+}
+
+// notRunNote says which steps did not run, numbered from 1 as the
+// walkthrough shows them; empty if all ran.
+func notRunNote(notRun []int) string {
+	if len(notRun) == 0 {
+		return ""
+	}
+	n := make([]string, len(notRun))
+	for i, x := range notRun {
+		n[i] = strconv.Itoa(x + 1)
+	}
+	if len(n) == 1 {
+		return paragraph(fmt.Sprintf("Step %s did not run (the run was interrupted before it): it has no row.", n[0]))
+	}
+	return paragraph(fmt.Sprintf("Steps %s did not run (the run was interrupted before them): they have no row.", strings.Join(n, ", ")))
+}
+
+// perSecond returns count / seconds, or 0 when no time has passed or the
+// time is not a number.
+func perSecond(count int64, seconds float64) float64 {
+	if !(seconds > 0) || math.IsInf(seconds, 0) {
+		return 0
+	}
+	return float64(count) / seconds
+}
+
+// hostGPS is the gradient steps per second of host time over the whole
+// run.
+func hostGPS(s *engine.Snapshot) float64 {
+	return perSecond(s.Counters.GradSteps, s.HostElapsed.Seconds())
+}
+
+// simGPS is the gradient steps per second of simulated platform time over
+// the whole run: the steps charged to that clock, which off-policy trail
+// the steps trained by up to D.
+func simGPS(s *engine.Snapshot) float64 { return perSecond(s.SimGradSteps, s.SimElapsed) }
+
+// hostIPS is the samples collected per second of host time over the whole
+// run: for PPO, IPS over whole iterations (003 §5.3.1).
+func hostIPS(s *engine.Snapshot) float64 {
+	return perSecond(s.Counters.EnvSteps, s.HostElapsed.Seconds())
+}
+
+// simIPS is hostIPS on the simulated platform clock.
+func simIPS(s *engine.Snapshot) float64 { return perSecond(s.Counters.EnvSteps, s.SimElapsed) }
+
+// mean100 returns the mean of the last 100 episode returns, or nil before
+// the first episode ended.
+func mean100(s *engine.Snapshot) *float64 {
+	if s.Counters.Episodes == 0 {
+		return nil
+	}
+	v := s.Learning.Mean100
+	return &v
+}
+
+// returnCell formats a mean return: a dash before the first episode, and
+// a mark when the environment is a workload whose returns mean nothing.
+func returnCell(v *float64, meaningful bool) string {
+	if v == nil {
+		return dash
+	}
+	s := strconv.FormatFloat(*v, 'f', 1, 64)
+	if !meaningful {
+		s += " (workload)"
+	}
+	return s
+}
+
+// stepLabel is "3. Hopper, batch 256": the step numbered from 1 with its
+// title.
+func stepLabel(s StepResult) string {
+	if s.Title == "" {
+		return strconv.Itoa(s.Index + 1)
+	}
+	return fmt.Sprintf("%d. %s", s.Index+1, s.Title)
+}
+
+// ranFor describes how long the steps ran: "1200-5000 environment steps,
+// 3.0-4.1 s of host time".
+func ranFor(done []StepResult) string {
+	if len(done) == 0 {
+		return "no step ran"
+	}
+	var lo, hi int64 = math.MaxInt64, 0
+	tlo, thi := math.Inf(1), 0.0
+	for _, s := range done {
+		lo, hi = min(lo, s.Final.Counters.EnvSteps), max(hi, s.Final.Counters.EnvSteps)
+		t := s.Final.HostElapsed.Seconds()
+		tlo, thi = min(tlo, t), max(thi, t)
+	}
+	steps := strconv.FormatInt(lo, 10)
+	if hi != lo {
+		steps += "-" + strconv.FormatInt(hi, 10)
+	}
+	secs := fmt.Sprintf("%.1f", tlo)
+	if fmt.Sprintf("%.1f", thi) != secs {
+		secs += "-" + fmt.Sprintf("%.1f", thi)
+	}
+	return fmt.Sprintf("%s environment steps, %s s of host time", steps, secs)
+}
+
+// perStep is ranFor for a sentence about each step: "1200 environment
+// steps, 3.0 s of host time per step", or "no step ran" alone, which a
+// "per step" would make read as if each step had not run.
+func perStep(done []StepResult) string {
+	if len(done) == 0 {
+		return ranFor(done)
+	}
+	return ranFor(done) + " per step"
+}
