@@ -24,6 +24,8 @@ type batchOptions struct {
 	out      string
 	asJSON   bool
 	progress time.Duration // between progress lines when stderr is not a terminal
+	quick    bool          // experiments: shorten the reports' own host measurements
+	label    string        // before each progress line, e.g. "step 2/5 · "
 }
 
 // runBatch runs cfg without a terminal UI and writes run.json, metrics.csv
@@ -31,26 +33,73 @@ type batchOptions struct {
 // (or JSON) to stdout. If ctx is cancelled (Ctrl-C, SIGTERM) it stops the
 // run, writes what it measured and returns an error saying so.
 func runBatch(ctx context.Context, cfg engine.Config, opt batchOptions, stdout, stderr io.Writer) error {
+	if err := checkWritable(opt.out); err != nil {
+		return usageError{err}
+	}
+	res, err := executeRun(ctx, cfg, opt.out, opt, stderr)
+	if err != nil {
+		return err
+	}
+	if opt.asJSON {
+		run := report.NewRun(res.final)
+		run.Files = res.files
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(run); err != nil {
+			return err
+		}
+	} else {
+		writeSummary(stdout, res.final, opt.out, res.files)
+	}
+	return res.outcome(opt.out)
+}
+
+// executed is one headless run's outcome.
+type executed struct {
+	cfg         engine.Config // as run, with its budget
+	final       *engine.Snapshot
+	files       []string // written into the run's directory
+	interrupted bool     // ctx was cancelled: the run was stopped early
+	runErr      error    // the run itself failed
+}
+
+// outcome is the error the command returns for the run: nil if it reached
+// its budget.
+func (e *executed) outcome(dir string) error {
+	switch {
+	case e.interrupted:
+		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", dir,
+			fmtCount(e.final.Counters.EnvSteps), budget(e.cfg))
+	case e.runErr != nil:
+		return fmt.Errorf("the run failed: %v (partial results in %s)", e.runErr, dir)
+	}
+	return nil
+}
+
+// executeRun runs cfg on the engine, shows progress on stderr and writes
+// run.json, metrics.csv and the plots into dir, which must be writable. If
+// ctx is cancelled (Ctrl-C, SIGTERM) it stops the run and writes what it
+// measured. The error is for what could not be started or written; a run
+// that failed or was interrupted is in the result.
+func executeRun(ctx context.Context, cfg engine.Config, dir string, opt batchOptions, stderr io.Writer) (*executed, error) {
 	if cfg.Steps == 0 && cfg.Duration == 0 {
 		cfg.Duration = defaultBatchDuration
 		fmt.Fprintf(stderr, "rlx: no --steps or --duration and none in the preset: running for %v\n", cfg.Duration)
-	}
-	if err := checkWritable(opt.out); err != nil {
-		return usageError{err}
 	}
 	// The run gets its own context: an interrupt stops it through Stop, so
 	// that its last snapshot is complete and marked stopped.
 	r, err := engine.Start(context.WithoutCancel(ctx), cfg)
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
+	res := &executed{cfg: cfg}
 	var rec report.Recorder
 	live := isTerminal(stderr)
 	tick := time.NewTicker(time.Second / 4)
 	defer tick.Stop()
 	lastLine := time.Now()
-	interrupted := false
 	events := r.Events()
+	done := ctx.Done()
 loop:
 	for {
 		select {
@@ -64,47 +113,26 @@ loop:
 			rec.Add(s)
 			switch {
 			case live:
-				fmt.Fprintf(stderr, "\r%s\x1b[K", progressLine(s))
+				fmt.Fprintf(stderr, "\r%s%s\x1b[K", opt.label, progressLine(s))
 			case time.Since(lastLine) >= opt.progress:
-				fmt.Fprintln(stderr, progressLine(s))
+				fmt.Fprintln(stderr, opt.label+progressLine(s))
 				lastLine = time.Now()
 			}
-		case <-ctx.Done():
-			if !interrupted {
-				interrupted = true
-				r.Stop()
-			}
-			ctx = context.Background() // wait for the run's last event
+		case <-done:
+			res.interrupted = true
+			r.Stop()
+			done = nil // then wait for the run's last event
 		}
 	}
 	if live {
 		fmt.Fprintln(stderr)
 	}
-	final, runErr := r.Wait()
-	rec.Add(final)
-	files, werr := report.Write(opt.out, final, &rec)
-	if werr != nil {
-		return werr
+	res.final, res.runErr = r.Wait()
+	rec.Add(res.final)
+	if res.files, err = report.Write(dir, res.final, &rec); err != nil {
+		return nil, err
 	}
-	if opt.asJSON {
-		run := report.NewRun(final)
-		run.Files = files
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(run); err != nil {
-			return err
-		}
-	} else {
-		writeSummary(stdout, final, opt.out, files)
-	}
-	switch {
-	case interrupted:
-		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", opt.out,
-			fmtCount(final.Counters.EnvSteps), budget(cfg))
-	case runErr != nil:
-		return fmt.Errorf("the run failed: %v (partial results in %s)", runErr, opt.out)
-	}
-	return nil
+	return res, nil
 }
 
 // checkWritable makes sure dir exists (creating it) and can take files.

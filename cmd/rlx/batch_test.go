@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -174,10 +175,29 @@ func TestPresetsCommand(t *testing.T) {
 	if code := run(context.Background(), []string{"presets"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	for _, name := range []string{"cartpole-dqn-per", "cartpole-ppo", "hopper-ddpg-16384"} {
-		if !strings.Contains(stdout.String(), name) {
-			t.Errorf("presets lacks %s:\n%s", name, stdout.String())
+	for _, want := range []string{"cartpole-dqn-per  run", "where-rmm  walkthrough", "table5  experiment"} {
+		if !strings.Contains(strings.Join(strings.Fields(stdout.String()), "  "), want) {
+			t.Errorf("presets lacks %q:\n%s", want, stdout.String())
 		}
+	}
+	if !strings.Contains(stdout.String(), "device platforms: heppo-zcu106, table-iv") {
+		t.Errorf("presets lacks the device platforms:\n%s", stdout.String())
+	}
+	// --print writes an embedded file, which parses as what it is.
+	stdout.Reset()
+	if code := run(context.Background(), []string{"presets", "--print", "where-rmm"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("--print where-rmm: exit %d: %s", code, stderr.String())
+	}
+	if p, err := engine.ParsePreset("printed", stdout.Bytes()); err != nil || p.Name != "where-rmm" {
+		t.Errorf("--print where-rmm: %v", err)
+	}
+	stdout.Reset()
+	if code := run(context.Background(), []string{"presets", "--print", "table-iv"}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "Alveo U200") {
+		t.Errorf("--print table-iv: exit %d:\n%s", code, stdout.String())
+	}
+	stderr.Reset()
+	if code := run(context.Background(), []string{"presets", "--print", "nope"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "neither an embedded preset") {
+		t.Errorf("--print nope: exit %d: %s", code, stderr.String())
 	}
 }
 
@@ -197,4 +217,37 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestUserPresetsDir reads presets from rlx/presets under the user
+// configuration directory, and --presets replaces one of the same name.
+func TestUserPresetsDir(t *testing.T) {
+	cfgHome := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	t.Setenv("AppData", cfgHome) // os.UserConfigDir on Windows
+	mine := filepath.Join(userPresetsDir())
+	if !strings.HasPrefix(mine, cfgHome) {
+		t.Skipf("the user configuration directory is %s here, not under XDG_CONFIG_HOME", mine)
+	}
+	if err := os.MkdirAll(mine, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(dir, summary string) {
+		yaml := "name: my-acrobot\nsummary: " + summary + "\nrun: {env: Acrobot-v1, algo: ppo, steps: 1000}\n"
+		if err := os.WriteFile(filepath.Join(dir, "acrobot.yaml"), []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(mine, "from the config dir")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"presets"}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "from the config dir") {
+		t.Fatalf("exit %d: the config dir's preset is not listed:\n%s%s", code, stdout.String(), stderr.String())
+	}
+	flagDir := t.TempDir()
+	write(flagDir, "from --presets")
+	stdout.Reset()
+	if code := run(context.Background(), []string{"presets", "--presets", flagDir}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "from --presets") || strings.Contains(stdout.String(), "from the config dir") {
+		t.Errorf("exit %d: --presets does not replace the config dir's preset:\n%s%s", code, stdout.String(), stderr.String())
+	}
 }

@@ -2,44 +2,85 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/presets"
 )
 
 func newPresetsCmd(dirs *[]string) *cobra.Command {
-	var verbose bool
+	var (
+		verbose bool
+		print   string
+	)
 	cmd := &cobra.Command{
 		Use:   "presets",
 		Short: "List the presets: named runs, walkthroughs and experiments",
-		Long: `presets lists the embedded presets and those in --presets directories, one
-line each. Run one with rlx --preset NAME (explorer) or rlx --batch --preset
-NAME (headless). -v adds each preset's description.`,
+		Long: `presets lists the embedded presets, those in your presets directory
+(rlx/presets under the user configuration directory, e.g. ~/.config/rlx/presets)
+and those in --presets directories, one line each with its kind, and the
+embedded device platforms. A later source replaces a preset of the same name. Run a preset with
+rlx --preset NAME (explorer) or rlx --batch --preset NAME (headless).
+-v adds each preset's description. --print NAME writes the YAML of an embedded
+preset or device platform to stdout, to copy and edit:
+
+  rlx presets --print table-iv > my-devices.yaml     (then devices: my-devices.yaml)
+  rlx presets --print where-rmm > mine/tour.yaml     (then --presets mine)`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			all, err := engine.Presets(*dirs...)
+			out := cmd.OutOrStdout()
+			if print != "" {
+				data, err := embeddedYAML(print)
+				if err != nil {
+					return usageError{err}
+				}
+				_, err = out.Write(data)
+				return err
+			}
+			all, err := engine.Presets(presetSearchDirs(*dirs)...)
 			if err != nil {
 				return usageError{err}
 			}
-			out := cmd.OutOrStdout()
 			if verbose {
 				for _, p := range all {
-					fmt.Fprintf(out, "%s (%s)\n  %s\n\n%s\n", p.Name, p.Source, p.Summary, indent(p.Description))
+					fmt.Fprintf(out, "%s, %s (%s)\n  %s\n\n%s\n", p.Name, p.Kind, p.Source, p.Summary, indent(p.Description))
 				}
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			for _, p := range all {
-				fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Summary)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Kind, p.Summary)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\ndevice platforms: %s (devices: NAME in a run, or --devices NAME for rlx dse)\n",
+				strings.Join(presets.DeviceNames(), ", "))
+			return nil
 		},
 	}
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print each preset's description")
+	cmd.Flags().StringSliceVar(dirs, "presets", nil, "directories of your own presets (*.yaml), after your presets directory")
+	cmd.Flags().StringVar(&print, "print", "", "write the YAML of the embedded preset or device platform `NAME` to stdout")
 	return cmd
+}
+
+// embeddedYAML returns the file of an embedded run preset or device
+// platform.
+func embeddedYAML(name string) ([]byte, error) {
+	if data, err := presets.Run(name); err == nil {
+		return data, nil
+	}
+	if data, err := presets.Device(name); err == nil {
+		return data, nil
+	}
+	return nil, fmt.Errorf("%q is neither an embedded preset (%s) nor a device platform (%s)",
+		name, strings.Join(presets.RunNames(), ", "), strings.Join(presets.DeviceNames(), ", "))
 }
 
 func indent(s string) string {
@@ -48,4 +89,29 @@ func indent(s string) string {
 		b.WriteString("  " + line + "\n")
 	}
 	return b.String()
+}
+
+// userPresetsDir is the directory rlx reads your presets from without
+// --presets: rlx/presets under the user configuration directory
+// ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support
+// on macOS, %AppData% on Windows). "" when there is none.
+func userPresetsDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "rlx", "presets")
+}
+
+// presetSearchDirs returns the preset directories in the order they
+// apply: your presets directory if it exists, then the --presets
+// directories, each replacing presets of the same name before it.
+func presetSearchDirs(flagDirs []string) []string {
+	var dirs []string
+	if d := userPresetsDir(); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			dirs = append(dirs, d)
+		}
+	}
+	return append(dirs, flagDirs...)
 }

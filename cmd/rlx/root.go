@@ -62,13 +62,13 @@ func usageArgs(validate cobra.PositionalArgs) cobra.PositionalArgs {
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
-		batch, asJSON       bool
-		preset, config, out string
-		presetDirs          []string
-		steps               int64
-		duration            time.Duration
-		seed                uint64
-		progressEvery       time.Duration
+		batch, asJSON, quick bool
+		preset, config, out  string
+		presetDirs           []string
+		steps                int64
+		duration             time.Duration
+		seed                 uint64
+		progressEvery        time.Duration
 	)
 	root := &cobra.Command{
 		Use:   "rlx",
@@ -105,7 +105,7 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 					preset = engine.DefaultPreset
 				}
 				var err error
-				if p, err = engine.FindPreset(preset, presetDirs...); err != nil {
+				if p, err = engine.FindPreset(preset, presetSearchDirs(presetDirs)...); err != nil {
 					return usageError{err}
 				}
 			}
@@ -135,7 +135,7 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 					return usageError{err}
 				}
 			}
-			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery}
+			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery, quick: quick}
 			switch {
 			case !batch:
 				return explore(cmd.Context(), p, override)
@@ -155,13 +155,14 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 	f.BoolVar(&batch, "batch", false, "run headless: no terminal UI; write results to --out")
 	f.StringVar(&preset, "preset", "", "the `name` of the preset to run (rlx presets lists them)")
 	f.StringVar(&config, "config", "", "a run configuration YAML file")
-	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml)")
+	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml), after your presets directory (rlx presets --help)")
 	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots")
 	f.Int64Var(&steps, "steps", 0, "environment steps to run (overrides the preset; 0 for no limit)")
 	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
 	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")
 	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+")")
 	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
-	root.AddCommand(newBenchCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
+	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")
+	root.AddCommand(newBenchCmd(), newCompareCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
 	return root
 }

@@ -1,14 +1,310 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"time"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/report"
 )
 
-// runSteps runs the steps of a walkthrough or experiment headless.
+// StepsSchema versions steps.json, the summary of a headless walkthrough
+// or experiment.
+const StepsSchema = "rlx.steps/v1"
+
+// stepsSummary is steps.json: the preset, each step as it ran, and the
+// experiment's report.
+type stepsSummary struct {
+	Schema  string        `json:"schema"`
+	Preset  string        `json:"preset"`
+	Kind    string        `json:"kind"`
+	Partial bool          `json:"partial"` // interrupted, or a step failed
+	Steps   []stepSummary `json:"steps"`
+	Report  *reportData   `json:"report,omitempty"`
+	Files   []string      `json:"files"` // in the output directory, steps.json last
+}
+
+// stepSummary is one step of steps.json.
+type stepSummary struct {
+	Index   int        `json:"index"` // 1-based, as shown
+	Title   string     `json:"title"`
+	Section string     `json:"section,omitempty"`
+	Dir     string     `json:"dir"` // the step's run.json, metrics.csv and plots
+	Run     report.Run `json:"run"`
+}
+
+// reportData is an experiment's comparison in steps.json.
+type reportData struct {
+	Name  string `json:"name"`
+	Title string `json:"title"`
+	Data  any    `json:"data"`
+	Error string `json:"error,omitempty"` // why the report could not be built
+}
+
+// runSteps runs the steps of a walkthrough or experiment headless, one
+// after the other, each with its own directory under opt.out holding
+// run.json, metrics.csv and the plots. Then it writes README.md (the
+// narrative with what each step measured, and an experiment's comparison
+// with the paper) and steps.json. An interrupt stops the step running,
+// keeps what it measured and skips the rest.
 func runSteps(ctx context.Context, p engine.Preset, override func(engine.Config) engine.Config, opt batchOptions, stdout, stderr io.Writer) error {
-	return fmt.Errorf("preset %s is a %s: headless walkthroughs are not wired yet", p.Name, p.Kind)
+	_, err := runStepsReport(ctx, p, override, opt, stdout, stderr)
+	return err
+}
+
+// runStepsReport is runSteps returning an experiment's report as well; it
+// is nil for a walkthrough and when the report could not be built.
+func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.Config) engine.Config, opt batchOptions, stdout, stderr io.Writer) (*experiment.Report, error) {
+	if err := checkWritable(opt.out); err != nil {
+		return nil, usageError{err}
+	}
+	if p.Kind == engine.KindExperiment && !knownReport(p.Report) {
+		return nil, usagef("experiment %s names report %q: use one of %s", p.Name, p.Report, strings.Join(experiment.Names(), ", "))
+	}
+	sum := stepsSummary{Schema: StepsSchema, Preset: p.Name, Kind: p.Kind}
+	var results []experiment.StepResult
+	var stop error
+	for i, st := range p.Steps {
+		cfg := override(p.StepConfig(i))
+		cfg.Name = p.Name
+		dir := fmt.Sprintf("%02d-%s", i+1, slug(st.Title))
+		if err := os.MkdirAll(filepath.Join(opt.out, dir), 0o755); err != nil {
+			return nil, fmt.Errorf("step %d: %v", i+1, err)
+		}
+		fmt.Fprintf(stderr, "step %d/%d: %s\n", i+1, len(p.Steps), st.Title)
+		o := opt
+		o.label = fmt.Sprintf("step %d/%d · ", i+1, len(p.Steps))
+		res, err := executeRun(ctx, cfg, filepath.Join(opt.out, dir), o, stderr)
+		if err != nil {
+			return nil, fmt.Errorf("step %d (%s): %w", i+1, st.Title, err)
+		}
+		run := report.NewRun(res.final)
+		run.Files = res.files
+		sum.Steps = append(sum.Steps, stepSummary{Index: i + 1, Title: st.Title, Section: st.Section, Dir: dir, Run: run})
+		results = append(results, experiment.StepResult{Index: i, Title: st.Title, Config: res.final.Config, Final: res.final})
+		if stop = res.outcome(filepath.Join(opt.out, dir)); stop != nil {
+			sum.Partial = true
+			break
+		}
+	}
+
+	var rep *experiment.Report
+	if p.Kind == engine.KindExperiment {
+		sum.Report = &reportData{Name: p.Report}
+		if stop != nil {
+			sum.Report.Error = "not built: the steps did not all finish"
+		} else {
+			fmt.Fprintf(stderr, "report %s: measuring and comparing\n", p.Report)
+			r, err := experiment.Build(ctx, p.Report, results, experiment.Options{Quick: opt.quick,
+				Progress: func(line string) { fmt.Fprintln(stderr, "  "+line) }})
+			if err != nil {
+				sum.Report.Error = err.Error()
+				sum.Partial = true
+				stop = fmt.Errorf("report %s: %v", p.Report, err)
+			} else {
+				rep = &r
+				sum.Report.Title, sum.Report.Data = r.Title, r.Data
+			}
+		}
+	}
+
+	readme := stepsMarkdown(p, sum, rep)
+	if err := report.WriteFile(opt.out, "README.md", []byte(readme)); err != nil {
+		return rep, err
+	}
+	sum.Files = append(sum.Files, "README.md", "steps.json")
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return rep, err
+	}
+	if err := report.WriteFile(opt.out, "steps.json", append(data, '\n')); err != nil {
+		return rep, err
+	}
+	if opt.asJSON {
+		if _, err := stdout.Write(append(data, '\n')); err != nil {
+			return rep, err
+		}
+	} else {
+		writeStepsSummary(stdout, p, sum, opt.out)
+	}
+	if stop != nil {
+		return rep, fmt.Errorf("%v; %d of %d steps ran, see %s", stop, len(sum.Steps), len(p.Steps), filepath.Join(opt.out, "README.md"))
+	}
+	return rep, nil
+}
+
+func knownReport(name string) bool {
+	for _, n := range experiment.Names() {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// slug turns a step title into a directory name: lower case, words joined
+// by dashes, at most 40 characters.
+func slug(title string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(title) {
+		if b.Len() >= 40 {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+		default:
+			dash = true
+		}
+	}
+	if b.Len() == 0 {
+		return "step"
+	}
+	return b.String()
+}
+
+// rateOf returns a run's whole-run average on the simulated and the host
+// clock in its unit (GPS, or IPS for PPO).
+func rateOf(r report.Run) (unit string, sim, host float64) {
+	if r.Config.Algo == "ppo" {
+		return "IPS", r.Summary.Sim.IPS, r.Summary.Host.IPS
+	}
+	return "GPS", r.Summary.Sim.GPS, r.Summary.Host.GPS
+}
+
+// stepsMarkdown is README.md of a headless walkthrough or experiment: the
+// preset's description, each step's narrative beside what it measured, and
+// the experiment's comparison.
+func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", p.Name)
+	fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(p.Summary))
+	if d := strings.TrimSpace(p.Description); d != "" {
+		fmt.Fprintf(&b, "%s\n\n", d)
+	}
+	fmt.Fprintf(&b, "Run headless by `rlx --batch --preset %s` on %s (%s); ", p.Name, time.Now().UTC().Format("2006-01-02"), hostLine())
+	fmt.Fprintf(&b, "%d of %d steps ran", len(sum.Steps), len(p.Steps))
+	if sum.Partial {
+		b.WriteString(" and the results are **partial**")
+	}
+	b.WriteString(". Every rate says its clock: **sim** is the simulated platform, **host** this machine.\n\n")
+
+	if len(sum.Steps) > 0 {
+		b.WriteString("| step | configuration | mapping | predicted | sim | host | busiest unit | return (mean of 100) |\n")
+		b.WriteString("|---|---|---|---:|---:|---:|---|---:|\n")
+		for _, s := range sum.Steps {
+			r := s.Run
+			unit, sim, host := rateOf(r)
+			ret := "–"
+			if r.Summary.ReturnMean100 != nil && r.Summary.ReturnsMeaningful {
+				ret = fmt.Sprintf("%.1f", *r.Summary.ReturnMean100)
+			}
+			busiest := "–"
+			if u := r.Summary.Busiest; u != nil {
+				busiest = fmt.Sprintf("%s %s (%.0f%%)", u.Device, u.Stage, 100*u.Utilization)
+			}
+			fmt.Fprintf(&b, "| [%d. %s](%s/) | %s | %s | %s %s | %s | %s | %s | %s |\n",
+				s.Index, s.Title, s.Dir, configLine(r.Config), r.Mapping.Chosen,
+				fmtRate(r.Mapping.PredictedGPS), unit, fmtRate(sim), fmtRate(host), busiest, ret)
+		}
+		b.WriteString("\nThe rates are whole-run averages, warm-up included; each step's run.json and metrics.csv have the details.\n\n")
+	}
+
+	for i, st := range p.Steps {
+		fmt.Fprintf(&b, "## %d. %s\n\n", i+1, st.Title)
+		if st.Section != "" {
+			fmt.Fprintf(&b, "*%s*\n\n", st.Section)
+		}
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(st.Text))
+		if st.Expect != "" {
+			fmt.Fprintf(&b, "**Look for:** %s\n\n", strings.TrimSpace(st.Expect))
+		}
+		if i >= len(sum.Steps) {
+			b.WriteString("*Not run.*\n\n")
+			continue
+		}
+		s := sum.Steps[i]
+		r := s.Run
+		unit, sim, host := rateOf(r)
+		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %.1f s of host time, %.3g s simulated): mapping %s (requested %s), predicted %s %s, simulated %s %s, host %s %s.",
+			r.State, fmtCount(r.Final.EnvSteps), r.Final.HostElapsedS, r.Final.SimElapsedS,
+			r.Mapping.Chosen, r.Mapping.Requested, fmtRate(r.Mapping.PredictedGPS), unit, fmtRate(sim), unit, fmtRate(host), unit)
+		if u := r.Summary.Busiest; u != nil {
+			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %.0f%% busy.", u.Device, u.Stage, 100*u.Utilization)
+		}
+		b.WriteString("\n\n")
+		fmt.Fprintf(&b, "![throughput](%s/throughput.png) ![occupancy](%s/occupancy.png)\n\n", s.Dir, s.Dir)
+	}
+
+	if sum.Report != nil {
+		title := sum.Report.Title
+		if title == "" {
+			title = "Comparison: " + sum.Report.Name
+		}
+		fmt.Fprintf(&b, "## %s\n\n", title)
+		switch {
+		case rep != nil:
+			fmt.Fprintf(&b, "%s\n", strings.TrimSpace(rep.Markdown))
+		default:
+			fmt.Fprintf(&b, "*The comparison was not built: %s.*\n", sum.Report.Error)
+		}
+	}
+	return b.String()
+}
+
+// configLine is the part of a configuration that tells the steps apart.
+func configLine(c engine.Config) string {
+	parts := []string{c.Env, c.Algo}
+	if c.Algo == "ppo" {
+		parts = append(parts, fmt.Sprintf("N %d T %d", c.Envs, c.Horizon))
+		if c.GAE > 1 {
+			parts = append(parts, fmt.Sprintf("GAE exp. %d", c.GAE))
+		}
+	} else {
+		parts = append(parts, fmt.Sprintf("B %d K %d D %d", c.Batch, c.Fanout, c.Depth))
+		if c.Actors > 1 {
+			parts = append(parts, fmt.Sprintf("%d actors", c.Actors))
+		}
+		if c.Learners > 1 {
+			parts = append(parts, fmt.Sprintf("%d learners", c.Learners))
+		}
+	}
+	return strings.Join(parts, " · ")
+}
+
+// hostLine names the machine the steps ran on.
+func hostLine() string {
+	return fmt.Sprintf("%s/%s, %d CPUs, %s", goruntime.GOOS, goruntime.GOARCH, goruntime.NumCPU(), goruntime.Version())
+}
+
+// writeStepsSummary prints one line per step and where the report is.
+func writeStepsSummary(w io.Writer, p engine.Preset, sum stepsSummary, dir string) {
+	fmt.Fprintf(w, "%s (%s): %d of %d steps\n", p.Name, p.Kind, len(sum.Steps), len(p.Steps))
+	for _, s := range sum.Steps {
+		unit, sim, host := rateOf(s.Run)
+		fmt.Fprintf(w, "  %d. %-40s %s  %s %s sim, %s host (%s)\n", s.Index, s.Title, s.Run.Mapping.Chosen,
+			fmtRate(sim), unit, fmtRate(host), s.Run.State)
+	}
+	if r := sum.Report; r != nil {
+		if r.Error != "" {
+			fmt.Fprintf(w, "report %s: %s\n", r.Name, r.Error)
+		} else {
+			fmt.Fprintf(w, "report %s: %s\n", r.Name, r.Title)
+		}
+	}
+	fmt.Fprintf(w, "wrote %s: README.md, steps.json and a directory per step\n", dir)
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompareWritesAPage runs two experiments, shortened, and checks the
+// page: how it was made, a section per experiment with its report, and
+// each experiment's own results beside it.
+func TestCompareWritesAPage(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "page", "comparison.md")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"compare", "--only", "relaxed-d,heppo", "--quick", "--steps", "300",
+		"--duration", "1s", "--out", dir, "--doc", doc}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	page, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := string(page)
+	for _, want := range []string{
+		comparisonMarker, "# rlx against the seed papers", "--only relaxed-d,heppo", "**Quick run:**", "**Shortened run:**",
+		"\n## relaxed-d\n", "\n## heppo\n", "rlx --batch --preset heppo --out DIR", "000 Fig. 10",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	// The order of --only is kept.
+	if strings.Index(p, "## relaxed-d") > strings.Index(p, "## heppo") {
+		t.Error("the sections are not in the order of --only")
+	}
+	for _, name := range []string{"relaxed-d", "heppo"} {
+		if _, err := os.Stat(filepath.Join(dir, name, "steps.json")); err != nil {
+			t.Errorf("no steps.json of %s: %v", name, err)
+		}
+	}
+	// A shortened page is not one that may stand in docs/.
+	if err := checkComparisonPage(page); err == nil {
+		t.Error("checkComparisonPage accepts a quick, shortened page of two experiments")
+	}
+	if !strings.Contains(stdout.String(), "compared 2 of 2 experiments") {
+		t.Errorf("stdout: %s", stdout.String())
+	}
+}
+
+func TestCompareRejectsBadFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"compare", "--only", "cartpole-ppo"}, `--only "cartpole-ppo" is not an experiment preset`},
+		{[]string{"compare", "--steps", "-1"}, "--steps -1"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), tt.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want usage error with %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestComparisonPageIsCurrent keeps docs/comparison.md a full, generated
+// page with a section for every experiment preset: adding an experiment
+// without regenerating the page fails here.
+func TestComparisonPageIsCurrent(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "comparison.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkComparisonPage(page); err != nil {
+		t.Errorf("docs/comparison.md: %v (regenerate: go run ./cmd/rlx compare --doc docs/comparison.md)", err)
+	}
+}
