@@ -457,7 +457,7 @@ func (s *ppoSim) charge(e ppo.Event) {
 		}
 	case ppo.PhaseStore:
 		t := s.transfer(hw.CPU, storage, int64(e.Items)*s.rowBytes, s.ready)
-		_, t = s.units.get(storage, "storage").run(t, float64(int64(e.Items)*s.rowBytes)/(memBWGBs(s.platform, storage)*1e9))
+		_, t = s.units.get(storage, "storage").run(t, float64(int64(e.Items)*s.rowBytes)/(s.platform.MemBWGBs(storage)*1e9))
 		s.gaeDone = math.Max(s.gaeDone, t)
 	case ppo.PhaseGAE:
 		bytes := int64(e.Items) * s.rowBytes

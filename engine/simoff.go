@@ -89,7 +89,7 @@ func (s *offPolicySim) remap(m dse.Mapping) error {
 	if err != nil {
 		return fmt.Errorf("engine: mapping %s: %w", m, err)
 	}
-	s.tGather = float64(s.pl.workload.BatchBytes(s.batch)) / (memBWGBs(s.pl.platform, m.Storage) * 1e9)
+	s.tGather = float64(s.pl.workload.BatchBytes(s.batch)) / (s.pl.platform.MemBWGBs(m.Storage) * 1e9)
 	s.learner = s.units.get(m.Learner, "learner")
 	if m.RMM == m.Learner && m.RMM == hw.GPU {
 		// 000 §VI-B: the RMM and the learner share the GPU.
@@ -100,16 +100,6 @@ func (s *offPolicySim) remap(m dse.Mapping) error {
 	s.storage = s.units.get(m.Storage, "storage")
 	s.pl.mapping = m
 	return nil
-}
-
-func memBWGBs(p *hw.Platform, k hw.Kind) float64 {
-	switch k {
-	case hw.GPU:
-		return p.GPU.MemBWGBs
-	case hw.FPGA:
-		return p.FPGA.MemBWGBs
-	}
-	return p.CPU.MemBWGBs
 }
 
 // transfer charges moving bytes from device a to device b, which ready at

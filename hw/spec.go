@@ -13,6 +13,28 @@ type Platform struct {
 	Link *LinkSpec `yaml:"link"`
 }
 
+// MemoryGB returns the memory capacity of the device of kind k.
+func (p *Platform) MemoryGB(k Kind) float64 {
+	switch k {
+	case CPU:
+		return p.CPU.MemoryGB
+	case GPU:
+		return p.GPU.MemoryGB
+	}
+	return p.FPGA.MemoryGB
+}
+
+// MemBWGBs returns the memory bandwidth, GB/s, of the device of kind k.
+func (p *Platform) MemBWGBs(k Kind) float64 {
+	switch k {
+	case CPU:
+		return p.CPU.MemBWGBs
+	case GPU:
+		return p.GPU.MemBWGBs
+	}
+	return p.FPGA.MemBWGBs
+}
+
 // CPUSpec describes a multi-core CPU (000 Table IV, 000 §IV-C2, §IV-D2).
 type CPUSpec struct {
 	Model string `yaml:"model"`

@@ -76,27 +76,6 @@ type Eval struct {
 	Infeasible string
 }
 
-// memoryGB returns the capacity of a device's memory.
-func memoryGB(p *hw.Platform, k hw.Kind) float64 {
-	switch k {
-	case hw.CPU:
-		return p.CPU.MemoryGB
-	case hw.GPU:
-		return p.GPU.MemoryGB
-	}
-	return p.FPGA.MemoryGB
-}
-
-func memBW(p *hw.Platform, k hw.Kind) float64 {
-	switch k {
-	case hw.CPU:
-		return p.CPU.MemBWGBs
-	case hw.GPU:
-		return p.GPU.MemBWGBs
-	}
-	return p.FPGA.MemBWGBs
-}
-
 // Evaluate returns the throughput of mapping m for the table t. The loop
 // runs as a pipeline of stages (learner, RMM, storage, links); its rate is
 // that of the slowest. A learner and an RMM on the GPU share it and add up
@@ -115,8 +94,8 @@ func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
 		return ev
 	}
 	need := float64(w.Capacity) * float64(w.DataPointBytes) / 1e9
-	if need > memoryGB(p, m.Storage) {
-		ev.Infeasible = fmt.Sprintf("storage of %.1f GB exceeds %s memory of %.1f GB", need, m.Storage, memoryGB(p, m.Storage))
+	if need > p.MemoryGB(m.Storage) {
+		ev.Infeasible = fmt.Sprintf("storage of %.1f GB exceeds %s memory of %.1f GB", need, m.Storage, p.MemoryGB(m.Storage))
 		return ev
 	}
 	b := t.Batch
@@ -125,7 +104,7 @@ func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
 	if m.Learner == hw.GPU && m.RMM == hw.GPU {
 		ev.LearnerS += ev.RMMS
 	}
-	ev.StorageS = float64(w.BatchBytes(b)) / (memBW(p, m.Storage) * 1e9)
+	ev.StorageS = float64(w.BatchBytes(b)) / (p.MemBWGBs(m.Storage) * 1e9)
 	// Bytes per step between each pair of components.
 	var link [hw.NumKinds]int64
 	move := func(from, to hw.Kind, bytes int64) {
@@ -237,7 +216,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 	best, found := hw.CPU, false
 	var least int64
 	for _, k := range []hw.Kind{learner, hw.CPU, rmm} {
-		if need > memoryGB(p, k) {
+		if need > p.MemoryGB(k) {
 			continue
 		}
 		tr := Traffic(Mapping{learner, rmm, k}, batch, w.Actors, words)
