@@ -111,14 +111,17 @@ func (pl *placement) setMapping(requested string) error {
 // view renders the placement for snapshots.
 func (pl *placement) view(requested string) MappingView {
 	r := pl.dse
+	// The mapping running may be one set by hand: its speedups are its
+	// own, over the other learner-RMM pairs.
+	second, worst := r.Rivals(pl.mapping)
 	v := MappingView{
 		Requested:        requested,
 		Chosen:           pl.mapping.String(),
 		PredictedGPS:     pl.eval.GPS,
-		SecondBest:       r.SecondBest.Mapping.String(),
-		SpeedupOver:      r.SpeedupOverSecond(),
-		Worst:            r.Worst.Mapping.String(),
-		SpeedupOverWorst: r.SpeedupOverWorst(),
+		SecondBest:       second.Mapping.String(),
+		SpeedupOver:      speedupOf(pl.eval.GPS, second.GPS),
+		Worst:            worst.Mapping.String(),
+		SpeedupOverWorst: speedupOf(pl.eval.GPS, worst.GPS),
 		Columns:          [2]string{"learner", "RMM"},
 		Unit:             "GPS",
 	}
@@ -150,6 +153,14 @@ func (pl *placement) view(requested string) MappingView {
 		v.Note = r.Decision.Tie
 	}
 	return v
+}
+
+// speedupOf is a / b, or 0 when b is.
+func speedupOf(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
 }
 
 // sortMappings orders mappings by GPS, best first, keeping the order of

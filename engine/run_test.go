@@ -381,3 +381,33 @@ func TestSPOLearnersRun(t *testing.T) {
 		t.Errorf("two learners ended %v after %d env and %d gradient steps", end.State, end.Counters.EnvSteps, end.Counters.GradSteps)
 	}
 }
+
+// TestManualMappingSpeedupsAreItsOwn: a mapping set by hand reports its
+// speedups over the other learner-RMM pairs, below 1 when the DSE's
+// choice is faster; on auto they are the DSE's (000 Table V).
+func TestManualMappingSpeedupsAreItsOwn(t *testing.T) {
+	views := map[string]MappingView{}
+	for _, m := range []string{"auto", "G-G-G"} {
+		// The where-rmm walkthrough's run, where the DSE picks G-F-G.
+		cfg := Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 16384, Capacity: 1 << 20, Fanout: 2,
+			Actors: 16, Depth: 50, Mapping: m, Seed: 1}.Defaults()
+		dr, err := newOffPolicyDriver(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		views[m] = dr.(*offPolicyDriver).view
+	}
+	auto, hand := views["auto"], views["G-G-G"]
+	if auto.Chosen != "G-F-G" || auto.SecondBest != "G-G-G" || !(auto.SpeedupOver > 1) {
+		t.Fatalf("auto: %s over %s ×%.2f, want G-F-G over G-G-G above 1", auto.Chosen, auto.SecondBest, auto.SpeedupOver)
+	}
+	if hand.Chosen != "G-G-G" || hand.SecondBest != "G-F-G" {
+		t.Errorf("G-G-G by hand: second best %s, want G-F-G", hand.SecondBest)
+	}
+	if want := hand.PredictedGPS / auto.PredictedGPS; math.Abs(hand.SpeedupOver-want) > 1e-12 || !(want < 1) {
+		t.Errorf("G-G-G by hand: ×%.4f over G-F-G, want %.4f (< 1)", hand.SpeedupOver, want)
+	}
+	if hand.Worst != auto.Worst || math.Abs(hand.SpeedupOverWorst/auto.SpeedupOverWorst-hand.PredictedGPS/auto.PredictedGPS) > 1e-12 {
+		t.Errorf("G-G-G by hand: ×%.1f over worst %s; auto ×%.1f over %s", hand.SpeedupOverWorst, hand.Worst, auto.SpeedupOverWorst, auto.Worst)
+	}
+}

@@ -226,8 +226,12 @@ type MappingView struct {
 	// throughput in batches per second of the learner and the RMM (for
 	// PPO: minibatch updates and GAE iterations per second) on each
 	// device; 0 where a device cannot run the primitive.
-	Table            []DeviceThroughput
-	All              []MappingGPS // every mapping and its predicted GPS, best first
+	Table []DeviceThroughput
+	All   []MappingGPS // every mapping and its predicted GPS, best first
+	// SecondBest and Worst are the best and the worst of the other
+	// mappings (off-policy: of the other learner-RMM pairs, 000 Table V
+	// note 1); the speedups are the running mapping's over them, below 1
+	// when a mapping set by hand is slower.
 	SecondBest       string
 	SpeedupOver      float64 // chosen over the second best
 	Worst            string

@@ -74,12 +74,36 @@ func (r *scriptedRun) SetMapping(m string) error {
 	s := r.publish(func(s *engine.Snapshot) {
 		s.Mapping.Requested = m
 		if m != "auto" {
-			s.Mapping.Chosen = m
+			choose(&s.Mapping, m)
 		}
 		s.Counters.GradSteps += 10
 	})
 	r.events <- engine.Event{Kind: engine.EventMappingChanged, Snapshot: s, Text: s.Mapping.Chosen}
 	return nil
+}
+
+// choose makes mapping name the running one as the engine does: its own
+// prediction, and its speedups over the best and the worst of the others.
+func choose(v *engine.MappingView, name string) {
+	v.Chosen = name
+	var others []engine.MappingGPS
+	for _, a := range v.All { // best first
+		if a.Mapping == name {
+			v.PredictedGPS = a.GPS
+		} else {
+			others = append(others, a)
+		}
+	}
+	if len(others) > 0 {
+		second, worst := others[0], others[0]
+		for _, o := range others {
+			if o.GPS < worst.GPS { // the first of equals, as core/dse
+				worst = o
+			}
+		}
+		v.SecondBest, v.SpeedupOver = second.Mapping, v.PredictedGPS/second.GPS
+		v.Worst, v.SpeedupOverWorst = worst.Mapping, v.PredictedGPS/worst.GPS
+	}
 }
 
 func (r *scriptedRun) Stop() {

@@ -72,16 +72,25 @@ func Explore(p *hw.Platform, w *hw.Workload) (*Result, error) {
 		}
 	}
 	r.Chosen = Evaluate(e, &r.Table, r.Decision.Mapping)
+	r.SecondBest, r.Worst = r.Rivals(r.Chosen.Mapping)
+	return r, nil
+}
+
+// Rivals returns the best and the worst feasible evaluation among the
+// learner-RMM pairs other than m's: the mappings m's speedups are taken
+// over (000 Table V note 1). For the decided mapping they are SecondBest
+// and Worst; for a mapping set by hand they say how it compares.
+func (r *Result) Rivals(m Mapping) (second, worst Eval) {
 	for _, ev := range r.Evals {
-		if ev.GPS == 0 || ev.Mapping.Learner == r.Chosen.Mapping.Learner && ev.Mapping.RMM == r.Chosen.Mapping.RMM {
+		if ev.GPS == 0 || ev.Mapping.Learner == m.Learner && ev.Mapping.RMM == m.RMM {
 			continue
 		}
-		if ev.GPS > r.SecondBest.GPS {
-			r.SecondBest = ev
+		if ev.GPS > second.GPS {
+			second = ev
 		}
-		if r.Worst.GPS == 0 || ev.GPS < r.Worst.GPS {
-			r.Worst = ev
+		if worst.GPS == 0 || ev.GPS < worst.GPS {
+			worst = ev
 		}
 	}
-	return r, nil
+	return second, worst
 }
