@@ -69,22 +69,14 @@ not for figures). An interrupt keeps the sections already built.`,
 }
 
 // experimentPresets returns the embedded experiment presets, in name
-// order, or those named in only; a name that is not one is an error.
+// order (engine.Presets sorts them), or those named in only, in its order;
+// a name that is not one is an error.
 func experimentPresets(only []string) ([]engine.Preset, error) {
 	all, err := engine.Presets()
 	if err != nil {
 		return nil, err
 	}
-	var exps []engine.Preset
-	var names []string
-	for _, p := range all {
-		if p.Kind == engine.KindExperiment {
-			exps = append(exps, p)
-			names = append(names, p.Name)
-		}
-	}
-	slices.SortFunc(exps, func(a, b engine.Preset) int { return strings.Compare(a.Name, b.Name) })
-	slices.Sort(names)
+	exps := slices.DeleteFunc(all, func(p engine.Preset) bool { return p.Kind != engine.KindExperiment })
 	if only == nil {
 		return exps, nil
 	}
@@ -92,6 +84,10 @@ func experimentPresets(only []string) ([]engine.Preset, error) {
 	for _, n := range only {
 		i := slices.IndexFunc(exps, func(p engine.Preset) bool { return p.Name == n })
 		if i < 0 {
+			names := make([]string, len(exps))
+			for k, p := range exps {
+				names[k] = p.Name
+			}
 			return nil, usagef("--only %q is not an experiment preset: use some of %s", n, strings.Join(names, ", "))
 		}
 		if !slices.ContainsFunc(picked, func(p engine.Preset) bool { return p.Name == n }) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -142,14 +143,8 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	return rep, nil
 }
 
-func knownReport(name string) bool {
-	for _, n := range experiment.Names() {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+// knownReport reports whether package experiment builds report name.
+func knownReport(name string) bool { return slices.Contains(experiment.Names(), name) }
 
 // slug turns a step title into a directory name: lower case, words joined
 // by dashes, at most 40 characters.
