@@ -101,7 +101,7 @@ func heppoPipeline(spec *hw.FPGASpec, pubPerPE float64, pubK int) ([]HEPPOPipeli
 		r := HEPPOPipelineRow{
 			Lookahead: k, LoopLatency: loop, Interval: res.Interval, Depth: hw.GAEDepth(k, loop),
 			PEs: heppoN, Cycles: res.Cycles, Utilization: res.Utilization,
-			PerPE: perSecondF(float64(res.Elements)/heppoN, float64(res.Cycles)/spec.Hz()),
+			PerPE: ratio(float64(res.Elements)/heppoN, float64(res.Cycles)/spec.Hz()),
 			DSP:   pe.DSP, LUT: pe.LUT, FF: pe.FF,
 		}
 		if k == pubK {
@@ -231,7 +231,7 @@ func heppoModelMarkdown(d HEPPOData, spec *hw.FPGASpec) string {
 		"Experiments 1 and 2 store float32 and add no error by construction."))
 	nt := newTable(">exp.", "numerics", ">r+v bytes", ">vs float32", ">total bytes", ">RMS error", ">max error", ">RMS advantage", ">clipped")
 	for _, r := range d.Numerics {
-		nt.add(fmt.Sprint(r.Experiment), r.Options, fmt.Sprint(r.RewardsValues), speedup(perSecondF(8, float64(r.RewardsValues))),
+		nt.add(fmt.Sprint(r.Experiment), r.Options, fmt.Sprint(r.RewardsValues), speedup(ratio(8, float64(r.RewardsValues))),
 			fmt.Sprint(r.Total), errCell(r.RMSAdvError), errCell(r.MaxAdvError), num(r.RMSAdv), fmt.Sprint(r.Clipped))
 	}
 	b.WriteString(nt.String())

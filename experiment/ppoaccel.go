@@ -220,20 +220,12 @@ func ppoAccelModel(ctx context.Context) ([]PPOAccelModelRow, string, error) {
 				samples := float64(r.N) * float64(r.T)
 				r.CUs, r.P, r.DSP, r.BRAM = cus, res.P, res.DSP, res.BRAM
 				r.FW, r.BW, r.WU = res.FW.String(), res.BW.String(), res.WU.String()
-				r.IPS, r.NSIPS = perSecondF(samples, res.Seconds()), perSecondF(samples, res.NSSeconds)
+				r.IPS, r.NSIPS = ratio(samples, res.Seconds()), ratio(samples, res.NSSeconds)
 				rows = append(rows, r)
 			}
 		}
 	}
 	return rows, ppoAccelModelMarkdown(rows, p), nil
-}
-
-// perSecondF is perSecond for a float count.
-func perSecondF(count, seconds float64) float64 {
-	if !(seconds > 0) {
-		return 0
-	}
-	return count / seconds
 }
 
 // sortedKeys returns the keys of m, sorted: reports never depend on map
@@ -260,8 +252,8 @@ func ppoAccelModelMarkdown(rows []PPOAccelModelRow, p *hw.Platform) string {
 	t := newTable("network", "vary", ">N", ">T", ">M", ">K", ">P_sys", "FW/BW/WU", ">rlx IPS", ">NS only", ">vs NS", ">Table 2 CF", ">rlx / CF", ">C", ">CG")
 	for _, r := range rows {
 		t.add(r.Network, r.Vary, fmt.Sprint(r.N), fmt.Sprint(r.T), fmt.Sprint(r.M), fmt.Sprint(r.K), fmt.Sprint(r.P),
-			r.FW+"/"+r.BW+"/"+r.WU, num(r.IPS), num(r.NSIPS), speedup(perSecondF(r.IPS, r.NSIPS)),
-			num(r.PublishedCF), speedup(perSecondF(r.IPS, r.PublishedCF)), num(r.PublishedC), num(r.PublishedCG))
+			r.FW+"/"+r.BW+"/"+r.WU, num(r.IPS), num(r.NSIPS), speedup(ratio(r.IPS, r.NSIPS)),
+			num(r.PublishedCF), speedup(ratio(r.IPS, r.PublishedCF)), num(r.PublishedC), num(r.PublishedCG))
 	}
 	b.WriteString(t.String())
 	never := true

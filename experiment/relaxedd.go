@@ -90,7 +90,7 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 	for _, r := range data.Rows {
 		t.add(fmt.Sprintf("%d. %s", r.Step+1, r.Title), r.Env, r.Algo, fmt.Sprint(r.Depth), fmt.Sprint(r.EnvSteps),
 			fmt.Sprint(r.GradSteps), fmt.Sprint(r.Episodes), returnCell(r.Mean100, r.Meaningful),
-			num(r.HostGPS), num(r.SimGPS), speedup(perSecondF(r.SimGPS, base.SimGPS)),
+			num(r.HostGPS), num(r.SimGPS), speedup(ratio(r.SimGPS, base.SimGPS)),
 			fmt.Sprintf("%.2f", r.MeanStaleness), fmt.Sprint(r.MaxStaleness))
 	}
 	b.WriteString(t.String())

@@ -257,7 +257,7 @@ func spoSteps(done []StepResult) (rows []SPOStepRow, base int) {
 	}
 	if base >= 0 {
 		for i := range rows {
-			rows[i].Speedup = perSecondF(rows[i].HostGPS, baseGPS)
+			rows[i].Speedup = ratio(rows[i].HostGPS, baseGPS)
 			rows[i].MeasuredSF = rows[i].Speedup / float64(rows[i].Learners)
 		}
 	}

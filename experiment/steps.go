@@ -60,11 +60,15 @@ func notRunNote(notRun []int) string {
 
 // perSecond returns count / seconds, or 0 when no time has passed or the
 // time is not a number.
-func perSecond(count int64, seconds float64) float64 {
-	if !(seconds > 0) || math.IsInf(seconds, 0) {
+func perSecond(count int64, seconds float64) float64 { return ratio(float64(count), seconds) }
+
+// ratio returns a / b, or 0 when b is not a positive finite number: a
+// rate or a speedup over nothing measured is shown as none.
+func ratio(a, b float64) float64 {
+	if !(b > 0) || math.IsInf(b, 0) {
 		return 0
 	}
-	return float64(count) / seconds
+	return a / b
 }
 
 // hostGPS is the gradient steps per second of host time over the whole
