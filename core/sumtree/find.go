@@ -88,6 +88,9 @@ func (t *Tree) start(u float64) (float64, bool) {
 // exists.
 func (t *Tree) descend(d, j int, u float64) (c int, next, partial float64) {
 	g := t.groupPos(d, j)
+	if d == len(t.levels)-2 {
+		return t.descendLeaves(g, u)
+	}
 	prefix := t.bits[g+t.stride : g+t.stride+t.fanout : g+t.stride+t.fanout]
 	c = countAtMost(prefix, int64(math.Float64bits(u)))
 	if c == t.fanout {
@@ -97,6 +100,42 @@ func (t *Tree) descend(d, j int, u float64) (c int, next, partial float64) {
 	// selected without a branch.
 	partial = math.Float64frombits(prefix[max(c-1, 0)] & uint64(-int64(c)>>63))
 	return c, u - partial, partial
+}
+
+// descendLeaves is descend for the group of leaves at slot g, which keeps no
+// running sums: it adds the leaves up as it counts.
+func (t *Tree) descendLeaves(g int, u float64) (c int, next, partial float64) {
+	leaves := t.slots[g : g+t.fanout : g+t.fanout]
+	c = countLeavesAtMost(leaves, int64(math.Float64bits(u)))
+	if c == t.fanout {
+		return t.edge(g)
+	}
+	partial = sumLeft(leaves[:c])
+	return c, u - partial, partial
+}
+
+// countLeavesAtMost returns the number of running sums of leaves, added left
+// to right exactly as recompute adds them, that are <= the value whose bits
+// are ub: the same count countAtMost makes over stored running sums. The
+// comparison is the sign trick of countAtMost, so there is no branch to
+// mispredict.
+func countLeavesAtMost(leaves []float64, ub int64) int {
+	c := 0
+	sum := 0.0
+	for _, x := range leaves {
+		sum += x
+		c += int(^((ub - int64(math.Float64bits(sum))) >> 63) & 1)
+	}
+	return c
+}
+
+// sumLeft adds v left to right, the order of recompute.
+func sumLeft(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s
 }
 
 // countAtMost returns the number of running sums in prefix that are <= the
@@ -119,16 +158,13 @@ func countAtMost(prefix []uint64, ub int64) int {
 }
 
 // edge handles a query that ran past the last child of the group at slot g:
-// it returns the last positive child, +Inf as the next query and the running
-// sum of the children before that child.
+// it returns the last positive child, +Inf as the next query and the sum of
+// the children before that child.
 func (t *Tree) edge(g int) (c int, next, partial float64) {
 	v := t.slots[g : g+t.fanout : g+t.fanout]
 	for c = len(v) - 1; c > 0 && v[c] == 0; c-- {
 	}
-	if c > 0 {
-		partial = math.Float64frombits(t.bits[g+t.stride+c-1])
-	}
-	return c, math.Inf(1), partial
+	return c, math.Inf(1), sumLeft(v[:c])
 }
 
 // Path is the walk of one prefix-sum search from the root to a leaf, as

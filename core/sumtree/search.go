@@ -1,22 +1,35 @@
 package sumtree
 
+import "math"
+
 // searchLevel advances the queries js (node indices at level d, -1 for no
 // query) with targets rest to level d+1, as descend does one query at a
 // time.
 func (t *Tree) searchLevel(d int, js []int, rest []float64) {
 	base := t.levels[d+1].start
+	leaves := d == len(t.levels)-2
 	if t.VectorSearch() {
-		edges := searchLevelVector(t.bits[base+t.stride:], t.span, t.fanout, js, rest)
+		span, edges := t.span, 0
+		if leaves {
+			span = t.stride
+			edges = searchLeavesVector(t.slots[base:], span, t.fanout, js, rest)
+		} else {
+			edges = searchLevelVector(t.bits[base+t.stride:], span, t.fanout, js, rest)
+		}
 		for k := 0; edges > 0; k++ {
 			if js[k] > -2 {
 				continue
 			}
 			j := -2 - js[k]
-			c, next, _ := t.edge(base + j*t.span)
+			c, next, _ := t.edge(base + j*span)
 			js[k] = j*t.fanout + c
 			rest[k] = next
 			edges--
 		}
+		return
+	}
+	if leaves {
+		t.searchLeaves(base, js, rest)
 		return
 	}
 	for k, j := range js {
@@ -34,4 +47,68 @@ func (t *Tree) searchLevel(d int, js []int, rest []float64) {
 // multiple of 4. It changes speed, never results.
 func (t *Tree) VectorSearch() bool {
 	return haveVectorSearch && t.fanout%4 == 0 && t.packed
+}
+
+// searchLeaves is the portable searchLevel for the last level, whose groups
+// keep no running sums: it adds up the leaves of four queries at a time,
+// four independent chains of additions (measured: 1.6 times faster at
+// K = 16 than one query at a time). The leaf found is the end of the walk,
+// so it leaves rest alone.
+func (t *Tree) searchLeaves(base int, js []int, rest []float64) {
+	k := t.fanout
+	q := 0
+	for ; q+3 < len(js); q += 4 {
+		ja, jb, jc, jd := js[q], js[q+1], js[q+2], js[q+3]
+		if ja < 0 || jb < 0 || jc < 0 || jd < 0 {
+			for r := q; r < q+4; r++ {
+				t.searchLeaf(base, js, rest, r)
+			}
+			continue
+		}
+		ga, gb, gc, gd := base+ja*t.stride, base+jb*t.stride, base+jc*t.stride, base+jd*t.stride
+		va, vb, vc, vd := t.slots[ga:ga+k:ga+k], t.slots[gb:gb+k:gb+k], t.slots[gc:gc+k:gc+k], t.slots[gd:gd+k:gd+k]
+		ua, ub, uc, ud := int64(math.Float64bits(rest[q])), int64(math.Float64bits(rest[q+1])), int64(math.Float64bits(rest[q+2])), int64(math.Float64bits(rest[q+3]))
+		sa, sb, sc, sd := 0.0, 0.0, 0.0, 0.0
+		ca, cb, cc, cd := 0, 0, 0, 0
+		for x := range k {
+			sa += va[x]
+			sb += vb[x]
+			sc += vc[x]
+			sd += vd[x]
+			ca += int(^((ua - int64(math.Float64bits(sa))) >> 63) & 1)
+			cb += int(^((ub - int64(math.Float64bits(sb))) >> 63) & 1)
+			cc += int(^((uc - int64(math.Float64bits(sc))) >> 63) & 1)
+			cd += int(^((ud - int64(math.Float64bits(sd))) >> 63) & 1)
+		}
+		if ca == k {
+			ca, _, _ = t.edge(ga)
+		}
+		if cb == k {
+			cb, _, _ = t.edge(gb)
+		}
+		if cc == k {
+			cc, _, _ = t.edge(gc)
+		}
+		if cd == k {
+			cd, _, _ = t.edge(gd)
+		}
+		js[q], js[q+1], js[q+2], js[q+3] = ja*k+ca, jb*k+cb, jc*k+cc, jd*k+cd
+	}
+	for ; q < len(js); q++ {
+		t.searchLeaf(base, js, rest, q)
+	}
+}
+
+func (t *Tree) searchLeaf(base int, js []int, rest []float64, q int) {
+	j := js[q]
+	if j < 0 {
+		return
+	}
+	k := t.fanout
+	g := base + j*t.stride
+	c := countLeavesAtMost(t.slots[g:g+k:g+k], int64(math.Float64bits(rest[q])))
+	if c == k {
+		c, _, _ = t.edge(g)
+	}
+	js[q] = j*k + c
 }

@@ -17,3 +17,14 @@ var haveVectorSearch = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 //
 //go:noescape
 func searchLevelVector(prefix []uint64, span, fanout int, js []int, rest []float64) (edges int)
+
+// searchLeavesVector is searchLeaves for the last level in assembly: for
+// each query it adds the leaves of its group left to right, as the updates
+// do, and counts the running sums <= the query with scalar compares and
+// add-with-carry, without a branch per leaf. Queries that run past the end
+// of their group are left as js[q] = -2 - j for the caller to resolve; it
+// returns how many. fanout must be a multiple of 4. Implemented in
+// search_amd64.s.
+//
+//go:noescape
+func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []float64) (edges int)

@@ -23,6 +23,31 @@ TEXT ·searchLevelVector(SB), NOSPLIT, $0-96
 	XORQ R11, R11
 	XORQ BX, BX
 
+	// First pass: prefetch every query's running sums, so that the misses
+	// of all queries overlap (see searchLeavesVector).
+fetch:
+	CMPQ BX, js_len+48(FP)
+	JGE  fetched
+	MOVQ (DI)(BX*8), AX
+	TESTQ AX, AX
+	JS   fnext
+	IMULQ R9, AX
+	LEAQ  (SI)(AX*8), R12
+	LEAQ  -8(R12)(R10*8), R13
+
+fline:
+	PREFETCHT0 (R12)
+	ADDQ  $64, R12
+	CMPQ  R12, R13
+	JLE   fline
+
+fnext:
+	INCQ BX
+	JMP  fetch
+
+fetched:
+	XORQ BX, BX
+
 query:
 	CMPQ BX, js_len+48(FP)
 	JGE  done
@@ -80,5 +105,124 @@ next:
 
 done:
 	VZEROUPPER
+	MOVQ R11, edges+88(FP)
+	RET
+
+// func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []float64) (edges int)
+//
+// The last level, whose groups keep no running sums. For each query q with
+// js[q] = j >= 0, the leaves of node j start at leaves[j*stride]; the loop
+// adds them left to right, as the tree's updates do, and counts the running
+// sums above u = rest[q] with the carry of VUCOMISD (CF = u < sum), so
+// c = fanout - count. If c < fanout: js[q] = j*fanout + c. If c == fanout the
+// query ran past the group's end: js[q] = -2 - j for the Go caller to
+// resolve. Returns the number of such queries. rest is left alone: the leaf
+// is the end of the walk.
+//
+// Registers: SI first leaf, DI js, DX rest, BX q, R9 stride, R10 fanout,
+// R11 edges, AX j, R12 leaf pointer, R13 leaves added (in the prefetch
+// pass: the group's last leaf), CX sums above u, X0 u, X1 running sum.
+TEXT ·searchLeavesVector(SB), NOSPLIT, $0-96
+	MOVQ leaves_base+0(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ fanout+32(FP), R10
+	MOVQ js_base+40(FP), DI
+	MOVQ rest_base+64(FP), DX
+	XORQ R11, R11
+	XORQ BX, BX
+
+	// First pass: prefetch every query's group, so that the misses of all
+	// queries overlap. The additions below are a long dependent chain per
+	// query; waiting on a miss, they would fill the reorder buffer after a
+	// few queries and leave most of the memory latency exposed.
+lfetch:
+	CMPQ BX, js_len+48(FP)
+	JGE  lfetched
+	MOVQ (DI)(BX*8), AX
+	TESTQ AX, AX
+	JS   lfnext
+	IMULQ R9, AX
+	LEAQ  (SI)(AX*8), R12
+	LEAQ  -8(R12)(R10*8), R13
+
+lfline:
+	PREFETCHT0 (R12)
+	ADDQ  $64, R12
+	CMPQ  R12, R13
+	JLE   lfline
+
+lfnext:
+	INCQ BX
+	JMP  lfetch
+
+lfetched:
+	XORQ BX, BX
+
+lquery:
+	CMPQ BX, js_len+48(FP)
+	JGE  ldone
+	MOVQ (DI)(BX*8), AX
+	TESTQ AX, AX
+	JS   lnext
+
+	// R12 = &leaves[j*stride]
+	MOVQ  AX, R12
+	IMULQ R9, R12
+	LEAQ  (SI)(R12*8), R12
+
+	VMOVSD (DX)(BX*8), X0
+	VXORPD X1, X1, X1
+	XORQ   CX, CX
+	XORQ   R13, R13
+
+lsum:
+	VADDSD   (R12), X1, X1
+	VUCOMISD X1, X0
+	ADCQ     $0, CX
+	VADDSD   8(R12), X1, X1
+	VUCOMISD X1, X0
+	ADCQ     $0, CX
+	VADDSD   16(R12), X1, X1
+	VUCOMISD X1, X0
+	ADCQ     $0, CX
+	VADDSD   24(R12), X1, X1
+	VUCOMISD X1, X0
+	ADCQ     $0, CX
+	ADDQ     $32, R12
+	ADDQ     $4, R13
+	CMPQ     R13, R10
+	JEQ      lend
+
+	// Every 16 leaves, stop once a running sum has passed u: the sums
+	// after it are larger still. Checking more often costs a mispredicted
+	// branch per query for little saved work.
+	TESTQ $15, R13
+	JNZ   lsum
+	TESTQ CX, CX
+	JZ    lsum
+
+lend:
+	TESTQ CX, CX
+	JZ    ledge
+
+	// js[q] = j*fanout + (leaves added - sums above u)
+	MOVQ  AX, R12
+	IMULQ R10, R12
+	ADDQ  R13, R12
+	SUBQ  CX, R12
+	MOVQ  R12, (DI)(BX*8)
+	JMP   lnext
+
+ledge:
+	MOVQ $-2, R12
+	SUBQ AX, R12
+	MOVQ R12, (DI)(BX*8)
+	INCQ R11
+
+lnext:
+	INCQ BX
+	JMP  lquery
+
+ldone:
 	MOVQ R11, edges+88(FP)
 	RET

@@ -11,3 +11,8 @@ const haveVectorSearch = false
 func searchLevelVector(prefix []uint64, span, fanout int, js []int, rest []float64) (edges int) {
 	panic("sumtree: no vector search kernel in this build")
 }
+
+// searchLeavesVector is never called when haveVectorSearch is false.
+func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []float64) (edges int) {
+	panic("sumtree: no vector search kernel in this build")
+}

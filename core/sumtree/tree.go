@@ -20,15 +20,16 @@ const lineNodes = 64 / 8
 // The zero value is not usable; create trees with New.
 //
 // Layout. The tree is one implicit array, level by level, root first. Below
-// the root, the K children of a node form a group, and a group occupies
-// 2*stride slots: first the K child values, then, stride slots later, their
-// running sums (prefix[c] = v[0] + ... + v[c], added left to right) stored
-// as float64 bits. The running sums turn the search of a group into counting
-// the sums <= u (a bisection, or a few vector compares) instead of adding
-// the children up on every visit, and the last one is the parent's value.
-// Keeping them beside the values means that a priority update touches the
-// same lines it reads: one cache line per level for K <= 4, an adjacent pair
-// for K = 8.
+// the root, the K children of a node form a group. A group of internal nodes
+// occupies 2*stride slots: first the K child values, then, stride slots
+// later, their running sums (prefix[c] = v[0] + ... + v[c], added left to
+// right) stored as float64 bits. The running sums turn the search of a group
+// into counting the sums <= u (a bisection, or a few vector compares)
+// instead of adding the children up on every visit, and the last one is the
+// parent's value. A group of leaves holds only its K values in stride slots:
+// the leaves are most of the tree, and most of what an update touches, so
+// leaving their running sums out halves the memory a batch of updates
+// streams through; the search of the last level adds them as it goes.
 type Tree struct {
 	slots []float64 // the implicit array, cache-line aligned
 	bits  []uint64  // the same memory, for the running sums
@@ -37,9 +38,9 @@ type Tree struct {
 
 	capacity int
 	fanout   int
-	stride   int  // distance from a group's values to its running sums, >= fanout
-	span     int  // slots per group: 2*stride
-	packed   bool // stride == fanout
+	stride   int  // distance from a group's values to its running sums, >= fanout; slots per group of leaves
+	span     int  // slots per group of internal nodes: 2*stride
+	packed   bool // stride == fanout: the leaves are contiguous
 	byFanout divider
 }
 
@@ -82,7 +83,11 @@ func New(capacity, fanout int) (*Tree, error) {
 		slots := lineNodes // the root sits alone on its line
 		if d > 0 {
 			groups := (count + fanout - 1) / fanout
-			slots = roundUp(groups*t.span, lineNodes)
+			perGroup := t.span
+			if d == len(t.levels)-1 {
+				perGroup = t.stride // leaves keep no running sums
+			}
+			slots = roundUp(groups*perGroup, lineNodes)
 		}
 		pos += slots
 	}
@@ -141,7 +146,7 @@ func (t *Tree) Get(i int) float64 {
 	if uint(i) >= uint(t.capacity) {
 		panic(fmt.Sprintf("sumtree: Get index %d out of range [0, %d)", i, t.capacity))
 	}
-	return t.slots[t.nodePos(len(t.levels)-1, i)]
+	return t.slots[t.leafPos(i)]
 }
 
 // nodePos returns the slot of the value of node j of level d.
@@ -150,13 +155,26 @@ func (t *Tree) nodePos(d, j int) int {
 		return 0
 	}
 	g := t.byFanout.div(j)
-	return t.levels[d].start + g*t.span + j - g*t.fanout
+	return t.groupPos(d-1, g) + j - g*t.fanout
 }
 
 // groupPos returns the slot of the value of the first child of node j of
-// level d; the running sums of the group start stride slots later.
+// level d. Unless the children are leaves, their running sums start stride
+// slots later.
 func (t *Tree) groupPos(d, j int) int {
+	if d == len(t.levels)-2 {
+		return t.levels[d+1].start + j*t.stride
+	}
 	return t.levels[d+1].start + j*t.span
+}
+
+// leafPos returns the slot of leaf i, nodePos of the last level without the
+// division when the leaves are contiguous.
+func (t *Tree) leafPos(i int) int {
+	if t.packed {
+		return t.levels[len(t.levels)-1].start + i
+	}
+	return t.nodePos(len(t.levels)-1, i)
 }
 
 // LevelLen returns the number of nodes in level d, where level 0 is the root

@@ -79,8 +79,9 @@ func TestShape(t *testing.T) {
 
 // TestLayout checks the implicit array: every node value and every running
 // sum has its own slot, each group of siblings is where groupPos says with
-// its running sums stride slots after its values, and no group straddles a
-// cache line it need not (002 §IV-C4).
+// its running sums stride slots after its values (none for leaves), leafPos
+// agrees with nodePos, and no group straddles a cache line it need not
+// (002 §IV-C4).
 func TestLayout(t *testing.T) {
 	for _, k := range []int{2, 3, 4, 5, 7, 8, 9, 12, 16, 24, 64, 100, 256} {
 		for _, n := range []int{1, 2, 7, 64, 1000, 4097} {
@@ -109,12 +110,22 @@ func TestLayout(t *testing.T) {
 						t.Fatalf("K=%d n=%d: node %d of level %d at slot %d, its group puts it at %d", k, n, j, d, pos, want)
 					}
 					claim(pos, fmt.Sprintf("node %d/%d", d, j))
+					if d == tr.Height()-1 {
+						if lp := tr.leafPos(j); lp != pos {
+							t.Fatalf("K=%d n=%d: leafPos(%d) = %d, nodePos = %d", k, n, j, lp, pos)
+						}
+						continue
+					}
 					claim(pos+tr.stride, fmt.Sprintf("running sum %d/%d", d, j))
 				}
 			}
 			for d := range tr.Height() - 1 {
 				for j := range tr.LevelLen(d) {
-					for _, first := range []int{tr.groupPos(d, j), tr.groupPos(d, j) + tr.stride} {
+					groups := []int{tr.groupPos(d, j), tr.groupPos(d, j) + tr.stride}
+					if d == tr.Height()-2 {
+						groups = groups[:1] // leaves keep no running sums
+					}
+					for _, first := range groups {
 						last := first + k - 1
 						lines := last/lineNodes - first/lineNodes + 1
 						if want := (k + lineNodes - 1) / lineNodes; lines != want {
@@ -240,7 +251,7 @@ func TestSetBatchLastWriteWins(t *testing.T) {
 // leaves gives: bit-for-bit, since both sum each group in the same order.
 func TestSetBatchEqualsRebuild(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, k := range []int{2, 3, 8, 16, 64} {
+	for _, k := range []int{2, 3, 4, 8, 16, 64} {
 		for _, n := range []int{1, 5, 100, 5000} {
 			for _, b := range []int{1, 2, 63, 64, 65, 300, 20000} {
 				tr := mustNew(t, n, k)
@@ -258,6 +269,49 @@ func TestSetBatchEqualsRebuild(t *testing.T) {
 						t.Fatal(err)
 					}
 					assertRebuilt(t, tr, "K=%d n=%d B=%d round %d", k, n, b, round)
+				}
+			}
+		}
+	}
+}
+
+// TestUpdatesAddLeftToRight checks the order contract of the update
+// kernels against a plain loop: after batched updates, every internal node
+// is its children added left to right, and every stored running sum is the
+// left-to-right prefix, bit for bit. Priorities spread over 60 binades make
+// the rounding depend on the order, so a kernel that added in any other order
+// (pairwise, say) would fail here even where a rebuild, which uses the same
+// kernels, agrees with it.
+func TestUpdatesAddLeftToRight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, k := range []int{3, 4, 5, 8, 16, 32} {
+		tr := mustNew(t, 10_000, k)
+		for _, b := range []int{1, 50, 700, 10_000} {
+			idx := make([]int, b)
+			p := make([]float64, b)
+			for m := range idx {
+				idx[m] = rng.IntN(tr.Cap())
+				p[m] = math.Ldexp(rng.Float64(), rng.IntN(60)-30)
+			}
+			if err := tr.SetBatch(idx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for d := tr.Height() - 2; d >= 0; d-- {
+			children := tr.Level(nil, d+1)
+			for j, got := range tr.Level(nil, d) {
+				group := children[j*k : min(j*k+k, len(children))]
+				sum := 0.0
+				for c, x := range group {
+					sum += x
+					if d+1 < tr.Height()-1 {
+						if stored := math.Float64frombits(tr.bits[tr.groupPos(d, j)+tr.stride+c]); stored != sum {
+							t.Fatalf("K=%d: running sum %d of node %d/%d is %v, left to right gives %v", k, c, d, j, stored, sum)
+						}
+					}
+				}
+				if got != sum {
+					t.Fatalf("K=%d: node %d/%d is %v, its children added left to right give %v", k, d, j, got, sum)
 				}
 			}
 		}
