@@ -102,8 +102,8 @@ const MaxBytes = 1 << 40
 
 // Bytes returns the memory a buffer of this configuration allocates: the
 // transitions (two observations, an action, a reward and two flags per slot)
-// and, per slot, the sum tree (16 bytes with its running sums, plus its
-// upper levels), the raw priority, the generation, the writer flag and the
+// and, per slot, the sum tree (an 8-byte leaf, plus its upper levels at 16
+// bytes a node with their running sums), the raw priority, the generation, the writer flag and the
 // min/max tree.
 func (c Config) Bytes() float64 {
 	n := float64(c.Capacity)
@@ -112,7 +112,7 @@ func (c Config) Bytes() float64 {
 	if fanout == 0 {
 		fanout = DefaultFanout
 	}
-	perSlot := 16*(1+1/(fanout-1)) + 8 + 4 + 1 + 16*(1+1.0/(extremaFanout-1))
+	perSlot := 8 + 16/(fanout-1) + 8 + 4 + 1 + 16*(1+1.0/(extremaFanout-1))
 	return n * (row + perSlot)
 }
 

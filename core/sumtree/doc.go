@@ -25,13 +25,16 @@
 // two so that no group straddles two lines. A group that covers the end of a
 // level is padded with zeros, which the search never selects.
 //
-// Each group stores, right after its K values, their running sums
-// v[0], v[0]+v[1], ..., added left to right. The search of a group is then a
-// count of the running sums <= u (a branch-free bisection, or a few AVX2
-// compares) instead of an addition per child on every visit, and an update
-// writes the running sums in the cache lines it already holds. The running
-// sums double the memory of the tree: 16 bytes per leaf, which the
-// transitions of a replay buffer dwarf.
+// Each group of internal nodes stores, right after its K values, their
+// running sums v[0], v[0]+v[1], ..., added left to right. The search of such
+// a group is then a count of the running sums <= u (a branch-free
+// bisection, or a few AVX2 compares) instead of an addition per child on
+// every visit. A group of leaves stores only its values: the leaves are most
+// of the tree and most of what an update touches, and without running sums
+// an update writes half the memory and adds K leaves instead of writing K
+// sums. The search of the last level adds the leaves as it goes, in the same
+// order, so it counts exactly the sums that stored ones would hold. Memory:
+// 8 bytes per leaf and 16 per internal node.
 //
 // # No drift
 //
@@ -47,23 +50,26 @@
 //
 // FindBatch advances a chunk of queries one level at a time, so that the
 // memory accesses of different queries overlap (memory-level parallelism,
-// the CPU analogue of the pipelined samplers of 000 §IV-C4). SetBatch
-// recomputes the sparse lower levels along each updated path, two paths at a
-// time, and the dense upper levels, where a batch touches most nodes anyway,
-// once each. Neither allocates.
+// the CPU analogue of the pipelined samplers of 000 §IV-C4); the vector
+// kernels first prefetch the groups of the whole chunk, then search them.
+// SetBatch writes a chunk of leaves and recomputes the sparse lower levels
+// along each updated path, with straight-line kernels for K = 4, 8 and 16,
+// and the dense upper levels, where a batch touches most nodes anyway, once
+// each. Neither allocates.
 //
 // # Cost
 //
 // With H = ceil(log_K n) + 1 levels: Get and Total O(1); Set O(K H); Find
-// O(H log K), or O(H K/4) vector compares; SetBatch of B leaves O(B K H) at
-// most. Once the tree outgrows the caches, each level of a search or update
-// costs about one cache miss. Memory: 2(n + n/(K-1)) float64 plus padding.
+// O(H log K + K): a bisection (or K/4 vector compares) per internal level and
+// up to K additions at the last; SetBatch of B leaves O(B K H) at most. Once the tree outgrows the caches, each level of a search or update
+// costs about one cache miss. Memory: n + 2n/(K-1) float64 plus padding.
 //
 // # Portability
 //
 // On amd64 with AVX2 and POPCNT, FindBatch searches each group with vector
-// compares (search_amd64.s). Elsewhere, and with the purego build tag, it
-// bisects in Go. Both give identical results; the tests run both.
+// compares, and the last level with scalar additions and compares, in
+// assembly (search_amd64.s). Elsewhere, and with the purego build tag, it
+// bisects and adds in Go. Both give identical results; the tests run both.
 //
 // # Concurrency
 //
