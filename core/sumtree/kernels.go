@@ -7,8 +7,11 @@ package sumtree
 // SetBatch. For the fanouts 4, 8 and 16 the kernels below are straight-line
 // code over fixed-size arrays (one bounds check per node); their loop bodies
 // are short enough for the CPU to overlap the chains of successive nodes on
-// its own. Other fanouts take the general code in update.go. Every path adds
-// left to right, so all of them compute the same bits.
+// its own. They are unrolled by hand because the compiler does not unroll:
+// a loop over the same fixed-size array measured 5-20% slower (capacity
+// 2^20, B = 256 to 16384). Other fanouts take the general code in
+// update.go. Every path adds left to right, so all of them compute the same
+// bits; TestUpdatesAddLeftToRight holds them to it.
 
 // recomputeNodes recomputes the nodes of internal level d >= 1 listed in
 // nodes from their children, which are internal nodes too, writing the
@@ -59,10 +62,36 @@ func (t *Tree) recomputeNodes(d int, nodes []int) {
 			v := (*[32]float64)(s[g : g+32])
 			a := v[0]
 			v[16] = a
-			for c := 1; c < 16; c++ {
-				a += v[c]
-				v[16+c] = a
-			}
+			a += v[1]
+			v[17] = a
+			a += v[2]
+			v[18] = a
+			a += v[3]
+			v[19] = a
+			a += v[4]
+			v[20] = a
+			a += v[5]
+			v[21] = a
+			a += v[6]
+			v[22] = a
+			a += v[7]
+			v[23] = a
+			a += v[8]
+			v[24] = a
+			a += v[9]
+			v[25] = a
+			a += v[10]
+			v[26] = a
+			a += v[11]
+			v[27] = a
+			a += v[12]
+			v[28] = a
+			a += v[13]
+			v[29] = a
+			a += v[14]
+			v[30] = a
+			a += v[15]
+			v[31] = a
 			s[t.internalPos(d, j)] = a
 		}
 	default:
