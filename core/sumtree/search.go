@@ -12,8 +12,10 @@ func (t *Tree) searchLevel(d int, js []int, rest []float64) {
 		span, edges := t.span, 0
 		if leaves {
 			span = t.stride
+			prefetchGroups(t.slots[base:], span, t.fanout, js)
 			edges = searchLeavesVector(t.slots[base:], span, t.fanout, js, rest)
 		} else {
+			prefetchGroups(t.slots[base+t.stride:], span, t.fanout, js)
 			edges = searchLevelVector(t.bits[base+t.stride:], span, t.fanout, js, rest)
 		}
 		for k := 0; edges > 0; k++ {

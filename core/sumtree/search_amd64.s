@@ -23,31 +23,6 @@ TEXT ·searchLevelVector(SB), NOSPLIT, $0-96
 	XORQ R11, R11
 	XORQ BX, BX
 
-	// First pass: prefetch every query's running sums, so that the misses
-	// of all queries overlap (see searchLeavesVector).
-fetch:
-	CMPQ BX, js_len+48(FP)
-	JGE  fetched
-	MOVQ (DI)(BX*8), AX
-	TESTQ AX, AX
-	JS   fnext
-	IMULQ R9, AX
-	LEAQ  (SI)(AX*8), R12
-	LEAQ  -8(R12)(R10*8), R13
-
-fline:
-	PREFETCHT0 (R12)
-	ADDQ  $64, R12
-	CMPQ  R12, R13
-	JLE   fline
-
-fnext:
-	INCQ BX
-	JMP  fetch
-
-fetched:
-	XORQ BX, BX
-
 query:
 	CMPQ BX, js_len+48(FP)
 	JGE  done
@@ -120,8 +95,8 @@ done:
 // is the end of the walk.
 //
 // Registers: SI first leaf, DI js, DX rest, BX q, R9 stride, R10 fanout,
-// R11 edges, AX j, R12 leaf pointer, R13 leaves added (in the prefetch
-// pass: the group's last leaf), CX sums above u, X0 u, X1 running sum.
+// R11 edges, AX j, R12 leaf pointer, R13 leaves added, CX sums above u,
+// X0 u, X1 running sum.
 TEXT ·searchLeavesVector(SB), NOSPLIT, $0-96
 	MOVQ leaves_base+0(FP), SI
 	MOVQ stride+24(FP), R9
@@ -129,33 +104,6 @@ TEXT ·searchLeavesVector(SB), NOSPLIT, $0-96
 	MOVQ js_base+40(FP), DI
 	MOVQ rest_base+64(FP), DX
 	XORQ R11, R11
-	XORQ BX, BX
-
-	// First pass: prefetch every query's group, so that the misses of all
-	// queries overlap. The additions below are a long dependent chain per
-	// query; waiting on a miss, they would fill the reorder buffer after a
-	// few queries and leave most of the memory latency exposed.
-lfetch:
-	CMPQ BX, js_len+48(FP)
-	JGE  lfetched
-	MOVQ (DI)(BX*8), AX
-	TESTQ AX, AX
-	JS   lfnext
-	IMULQ R9, AX
-	LEAQ  (SI)(AX*8), R12
-	LEAQ  -8(R12)(R10*8), R13
-
-lfline:
-	PREFETCHT0 (R12)
-	ADDQ  $64, R12
-	CMPQ  R12, R13
-	JLE   lfline
-
-lfnext:
-	INCQ BX
-	JMP  lfetch
-
-lfetched:
 	XORQ BX, BX
 
 lquery:
@@ -225,4 +173,42 @@ lnext:
 
 ldone:
 	MOVQ R11, edges+88(FP)
+	RET
+
+// func prefetchGroups(first []float64, span, fanout int, js []int)
+//
+// For each query q with js[q] = j >= 0, prefetches every cache line of the
+// fanout slots at first[j*span].
+//
+// Registers: SI first, R9 span, R10 fanout, DI js, CX queries left, AX j,
+// R12 line pointer, R13 the group's last slot.
+TEXT ·prefetchGroups(SB), NOSPLIT, $0-64
+	MOVQ first_base+0(FP), SI
+	MOVQ span+24(FP), R9
+	MOVQ fanout+32(FP), R10
+	MOVQ js_base+40(FP), DI
+	MOVQ js_len+48(FP), CX
+	TESTQ CX, CX
+	JZ   pdone
+
+pquery:
+	MOVQ (DI), AX
+	TESTQ AX, AX
+	JS   pnext
+	IMULQ R9, AX
+	LEAQ  (SI)(AX*8), R12
+	LEAQ  -8(R12)(R10*8), R13
+
+pline:
+	PREFETCHT0 (R12)
+	ADDQ  $64, R12
+	CMPQ  R12, R13
+	JLE   pline
+
+pnext:
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  pquery
+
+pdone:
 	RET

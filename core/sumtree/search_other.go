@@ -16,3 +16,8 @@ func searchLevelVector(prefix []uint64, span, fanout int, js []int, rest []float
 func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []float64) (edges int) {
 	panic("sumtree: no vector search kernel in this build")
 }
+
+// prefetchGroups is never called when haveVectorSearch is false.
+func prefetchGroups(first []float64, span, fanout int, js []int) {
+	panic("sumtree: no vector search kernel in this build")
+}
