@@ -8,7 +8,7 @@ package sumtree
 // code over fixed-size arrays (one bounds check per node); their loop bodies
 // are short enough for the CPU to overlap the chains of successive nodes on
 // its own. They are unrolled by hand because the compiler does not unroll:
-// a loop over the same fixed-size array measured 5-20% slower (capacity
+// a loop over the same fixed-size array measured 5-25% slower (capacity
 // 2^20, B = 256 to 16384). Other fanouts take the general code in
 // update.go. Every path adds left to right, so all of them compute the same
 // bits; TestUpdatesAddLeftToRight holds them to it.

@@ -101,16 +101,10 @@ func (t *Tree) searchLeaves(base int, js []int, rest []float64) {
 	}
 }
 
+// searchLeaf is searchLeaves for the single query q.
 func (t *Tree) searchLeaf(base int, js []int, rest []float64, q int) {
-	j := js[q]
-	if j < 0 {
-		return
+	if j := js[q]; j >= 0 {
+		c, _, _ := t.descendLeaves(base+j*t.stride, rest[q])
+		js[q] = j*t.fanout + c
 	}
-	k := t.fanout
-	g := base + j*t.stride
-	c := countLeavesAtMost(t.slots[g:g+k:g+k], int64(math.Float64bits(rest[q])))
-	if c == k {
-		c, _, _ = t.edge(g)
-	}
-	js[q] = j*k + c
 }

@@ -170,12 +170,8 @@ const pathChunk = 64
 // recomputation of every node follows the last recomputation of each of its
 // children, and the last write to a leaf is the one its ancestors see.
 //
-// Two schedules that looked like they should hide more memory latency,
-// measured at capacity 2^20 with B = 2048, did not: prefetching the next
-// chunk's lines (about 20% slower: the prefetches compete with the demand
-// misses for the same few line-fill buffers) and a three-stage software
-// pipeline in which each stage reads what the stage before wrote one chunk
-// earlier (no faster, at K = 16 10% slower).
+// Prefetching, software pipelining and other schedules were measured
+// against this one and lost; docs/sumtree.md lists them with their figures.
 func (t *Tree) updatePaths(idx []int, p []float64, stop int) {
 	var node [pathChunk]int
 	lowest := len(t.levels) - 2
