@@ -20,8 +20,7 @@ type chartsPane struct {
 	snap *engine.Snapshot
 	note string // the latest mapping change, to read its effect off the charts
 
-	cache    string
-	cacheKey chartsKey
+	view viewCache[chartsKey]
 }
 
 type chartsKey struct {
@@ -48,11 +47,7 @@ func (p *chartsPane) View() string {
 	if p.snap != nil {
 		k.seq = p.snap.Seq + 1
 	}
-	if k == p.cacheKey && p.cache != "" {
-		return p.cache
-	}
-	p.cache, p.cacheKey = p.render(), k
-	return p.cache
+	return p.view.get(k, p.render)
 }
 
 // chartSpec is one chart of the pane.
@@ -119,7 +114,7 @@ func (p *chartsPane) render() string {
 		return ""
 	}
 	if p.snap == nil {
-		return st.Muted.Render("waiting for the first snapshot…")
+		return st.Muted.Render(waitingText)
 	}
 	h := p.h
 	var head []string

@@ -70,9 +70,8 @@ type configForm struct {
 	errKey  string  // the row it belongs to ("" for none)
 	applied string  // a note after apply
 
-	version  int // bumps on every change, for the view cache
-	cache    string
-	cacheKey formKey
+	version int // bumps on every change, for the view cache
+	view    viewCache[formKey]
 }
 
 type formKey struct {

@@ -12,11 +12,7 @@ const formLabelW = 12
 // cached until the form changes.
 func (f *configForm) View() string {
 	k := formKey{version: f.version, w: f.w, h: f.h, styles: f.c.Styles}
-	if k == f.cacheKey && f.cache != "" {
-		return f.cache
-	}
-	f.cache, f.cacheKey = f.render(), k
-	return f.cache
+	return f.view.get(k, f.render)
 }
 
 func (f *configForm) render() string {

@@ -28,8 +28,7 @@ type mappingPane struct {
 	status  string
 	bad     bool // status is an error
 
-	cache    string
-	cacheKey mappingKey
+	view viewCache[mappingKey]
 }
 
 type mappingKey struct {
@@ -109,11 +108,7 @@ func (p *mappingPane) View() string {
 	if p.snap != nil {
 		k.seq = p.snap.Seq + 1
 	}
-	if k == p.cacheKey && p.cache != "" {
-		return p.cache
-	}
-	p.cache, p.cacheKey = p.render(focused), k
-	return p.cache
+	return p.view.get(k, func() string { return p.render(focused) })
 }
 
 // stepTime formats seconds per learner step or RMM round; 0 means the
@@ -132,7 +127,7 @@ func (p *mappingPane) render(focused bool) string {
 	}
 	s := p.snap
 	if s == nil {
-		return st.Muted.Render("waiting for the first snapshot…")
+		return st.Muted.Render(waitingText)
 	}
 	m := &s.Mapping
 	if m.Chosen == "" && len(m.All) == 0 {

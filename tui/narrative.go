@@ -30,9 +30,8 @@ type narrativePane struct {
 	offset int // first content line shown
 	lines  int // content lines of the last render, for scrolling
 
-	version  int // bumps on every change, for the view cache
-	cache    string
-	cacheKey narrativeKey
+	version int // bumps on every change, for the view cache
+	view    viewCache[narrativeKey]
 }
 
 type narrativeKey struct {
@@ -79,11 +78,7 @@ func (p *narrativePane) Update(msg tea.KeyPressMsg) tea.Cmd {
 // departure, the scroll, the size or the styles change.
 func (p *narrativePane) View() string {
 	k := narrativeKey{version: p.version, w: p.w, h: p.h, offset: p.offset, styles: p.c.Styles}
-	if k == p.cacheKey && p.cache != "" {
-		return p.cache
-	}
-	p.cache, p.cacheKey = p.render(), k
-	return p.cache
+	return p.view.get(k, p.render)
 }
 
 // Note is the frame note: what is hidden above and below, else the hint.

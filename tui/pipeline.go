@@ -20,9 +20,8 @@ type pipelinePane struct {
 	snap   *engine.Snapshot
 	offset int // first content line shown
 
-	cache    string
-	cacheKey pipeKey
-	lines    int // content lines of the last render, for scrolling
+	view  viewCache[pipeKey]
+	lines int // content lines of the last render, for scrolling
 }
 
 type pipeKey struct {
@@ -51,11 +50,7 @@ func (p *pipelinePane) View() string {
 	if p.snap != nil {
 		k.seq = p.snap.Seq + 1
 	}
-	if k == p.cacheKey && p.cache != "" {
-		return p.cache
-	}
-	p.cache, p.cacheKey = p.render(), k
-	return p.cache
+	return p.view.get(k, p.render)
 }
 
 // Occupancy glyphs by busy fraction of a cell: idle, then rising shades.

@@ -25,8 +25,7 @@ type treePane struct {
 	hold   int              // ticks left to show the finished walk
 	frozen bool
 
-	cache    string
-	cacheKey treeKey
+	view viewCache[treeKey]
 }
 
 // treeKey is everything the rendered pane depends on.

@@ -18,11 +18,7 @@ func (p *treePane) View() string {
 	if p.shown != nil {
 		k.shown = p.shown.Seq + 1
 	}
-	if k == p.cacheKey && p.cache != "" {
-		return p.cache
-	}
-	p.cache, p.cacheKey = p.render(), k
-	return p.cache
+	return p.view.get(k, p.render)
 }
 
 // Cell kinds of a level row, each drawn with its own glyph and style.
@@ -64,7 +60,7 @@ func (p *treePane) render() string {
 	}
 	s := p.shown
 	if s == nil {
-		return st.Muted.Render("waiting for the first snapshot…")
+		return st.Muted.Render(waitingText)
 	}
 	t := &s.Tree
 	if t.Fanout == 0 || len(t.Levels) == 0 || len(t.Levels[0]) == 0 {
