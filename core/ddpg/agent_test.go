@@ -243,9 +243,9 @@ func TestDataParallelGradient(t *testing.T) {
 	bl.CopyFrom(whole)
 	batch := randomBatch(8, rand.New(rand.NewPCG(6, 1)))
 	sub := func(lo, hi int) *replay.Batch {
-		return &replay.Batch{Idx: batch.Idx[lo:hi], Obs: batch.Obs[3*lo : 3*hi], NextObs: batch.NextObs[3*lo : 3*hi],
-			Actions: batch.Actions[lo:hi], Rewards: batch.Rewards[lo:hi], Weights: batch.Weights[lo:hi],
-			Terminated: batch.Terminated[lo:hi], Truncated: batch.Truncated[lo:hi]}
+		var v replay.Batch
+		batch.View(&v, lo, hi)
+		return &v
 	}
 	if whole.Phases(0) != 1 || whole.Phases(1) != 2 {
 		t.Fatalf("phases %d %d, want 1 2", whole.Phases(0), whole.Phases(1))

@@ -149,9 +149,9 @@ func TestDataParallelGradient(t *testing.T) {
 	td := make([]float32, 8)
 	whole.Grad(nil, 0, b, td, 0)
 	sub := func(lo, hi int) *replay.Batch {
-		return &replay.Batch{Idx: b.Idx[lo:hi], Obs: b.Obs[4*lo : 4*hi], NextObs: b.NextObs[4*lo : 4*hi],
-			Actions: b.Actions[lo:hi], Rewards: b.Rewards[lo:hi], Weights: b.Weights[lo:hi],
-			Terminated: b.Terminated[lo:hi], Truncated: b.Truncated[lo:hi]}
+		var v replay.Batch
+		b.View(&v, lo, hi)
+		return &v
 	}
 	tdA, tdB := make([]float32, 4), make([]float32, 4)
 	halfA.Grad(nil, 0, sub(0, 4), tdA, 0)

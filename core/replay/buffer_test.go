@@ -178,6 +178,48 @@ func TestSampleGathersRows(t *testing.T) {
 	}
 }
 
+// TestBatchView checks that a view holds exactly the rows asked for, at the
+// widths of the batch, sharing its memory, and that rows out of range panic.
+func TestBatchView(t *testing.T) {
+	b := mustNew(t, testConfig(50))
+	for i := range 50 {
+		_ = b.Add(tagged(float32(i), 3, 2))
+	}
+	var batch Batch
+	if err := b.Sample(&batch, 10, rand.New(rand.NewPCG(3, 3))); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int{{0, 10}, {3, 7}, {9, 10}, {4, 4}} {
+		var v Batch
+		batch.View(&v, r[0], r[1])
+		if v.Len() != r[1]-r[0] || len(v.Obs) != 3*v.Len() || len(v.NextObs) != 3*v.Len() || len(v.Actions) != 2*v.Len() ||
+			len(v.Rewards) != v.Len() || len(v.Weights) != v.Len() || len(v.Priorities) != v.Len() ||
+			len(v.Terminated) != v.Len() || len(v.Truncated) != v.Len() {
+			t.Fatalf("View(%d, %d): lengths do not match %d rows: %+v", r[0], r[1], r[1]-r[0], v)
+		}
+		for k := range v.Len() {
+			tag := float32(v.Idx[k])
+			if v.Idx[k] != batch.Idx[r[0]+k] || v.Rewards[k] != tag || v.Obs[3*k] != tag || v.NextObs[3*k+2] != tag+0.5 || v.Actions[2*k+1] != -tag {
+				t.Fatalf("View(%d, %d) row %d is not row %d of the batch", r[0], r[1], k, r[0]+k)
+			}
+		}
+		if v.Len() > 0 && &v.Obs[0] != &batch.Obs[3*r[0]] {
+			t.Fatalf("View(%d, %d) copied the observations", r[0], r[1])
+		}
+	}
+	for _, r := range [][2]int{{-1, 2}, {5, 4}, {0, 11}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("View(%d, %d) of 10 rows did not panic", r[0], r[1])
+				}
+			}()
+			var v Batch
+			batch.View(&v, r[0], r[1])
+		}()
+	}
+}
+
 // setPriorities gives slot i priority p[i] for every slot.
 func setPriorities(t testing.TB, b *Buffer, p []float64) {
 	t.Helper()

@@ -56,6 +56,34 @@ type Batch struct {
 // Len returns the number of transitions in the batch.
 func (b *Batch) Len() int { return len(b.Idx) }
 
+// View makes dst a view of rows [lo, hi) of b: its slices share b's memory,
+// each row as wide as in b. It is for reading, as data-parallel learners
+// read their share of a batch; priority updates go through the whole batch,
+// which alone carries the bookkeeping Update needs. It panics if the rows
+// are out of range.
+func (b *Batch) View(dst *Batch, lo, hi int) {
+	n := len(b.Idx)
+	if lo < 0 || hi < lo || hi > n {
+		panic(fmt.Sprintf("replay: Batch.View rows [%d, %d) out of range [0, %d)", lo, hi, n))
+	}
+	od, ad := 0, 0
+	if n > 0 {
+		od, ad = len(b.Obs)/n, len(b.Actions)/n
+	}
+	dst.Idx = b.Idx[lo:hi]
+	dst.Obs = b.Obs[lo*od : hi*od]
+	dst.Actions = b.Actions[lo*ad : hi*ad]
+	dst.Rewards = b.Rewards[lo:hi]
+	dst.NextObs = b.NextObs[lo*od : hi*od]
+	dst.Terminated = b.Terminated[lo:hi]
+	dst.Truncated = b.Truncated[lo:hi]
+	dst.Weights = b.Weights[lo:hi]
+	dst.Priorities = nil
+	if b.Priorities != nil {
+		dst.Priorities = b.Priorities[lo:hi]
+	}
+}
+
 // resize makes every slice hold n rows, reusing capacity.
 func (b *Batch) resize(n, obsDim, actDim int) {
 	b.Idx = grow(b.Idx, n)

@@ -241,7 +241,6 @@ func newWorkerUnit(r *Run, w int, lr DataParallel, master DataParallel, sub int,
 }
 
 func (u *workerUnit) run(ctx context.Context) error {
-	od, ad := u.r.agent.ObsDim(), u.r.agent.ActDim()
 	for {
 		if err := u.r.gate(ctx, &u.unit); err != nil {
 			return err
@@ -260,7 +259,7 @@ func (u *workerUnit) run(ctx context.Context) error {
 		n := u.learner.CopyFrom(u.master)
 		u.tr.MarkBytes(KindTransfer, n, 4*int64(n))
 		lo, hi := u.index*u.sub, (u.index+1)*u.sub
-		subBatch(&u.batch, &job.it.b, lo, hi, od, ad)
+		job.it.b.View(&u.batch, lo, hi)
 		u.tr.Begin()
 		st := u.learner.Grad(u.tr, job.phase, &u.batch, job.it.td[lo:hi], job.step)
 		u.count.Add(1)
@@ -268,19 +267,6 @@ func (u *workerUnit) run(ctx context.Context) error {
 			return err
 		}
 	}
-}
-
-// subBatch makes dst a view of rows [lo, hi) of b.
-func subBatch(dst, b *replay.Batch, lo, hi, od, ad int) {
-	dst.Idx = b.Idx[lo:hi]
-	dst.Obs = b.Obs[lo*od : hi*od]
-	dst.Actions = b.Actions[lo*ad : hi*ad]
-	dst.Rewards = b.Rewards[lo:hi]
-	dst.NextObs = b.NextObs[lo*od : hi*od]
-	dst.Terminated = b.Terminated[lo:hi]
-	dst.Truncated = b.Truncated[lo:hi]
-	dst.Weights = b.Weights[lo:hi]
-	dst.Priorities = b.Priorities[lo:hi]
 }
 
 // serverUnit is the weight server of SPO (001 §5.2.2, Fig. 5.8): every H
