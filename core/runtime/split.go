@@ -102,11 +102,8 @@ func MeasureActors(ctx context.Context, envID string, agent Agent, x int, dur ti
 	if x < 1 || x > MaxActors {
 		return 0, fmt.Errorf("runtime: %d actors is out of range: it must be 1..%d", x, MaxActors)
 	}
-	var steps atomic.Int64
-	errs := make([]error, x)
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(dur)
+	envs := make([]env.Env, x)
+	policies := make([]Policy, x)
 	for i := range x {
 		e, err := env.Make(envID, rand.New(rand.NewPCG(seed, streamEnv+uint64(i))))
 		if err != nil {
@@ -116,42 +113,32 @@ func MeasureActors(ctx context.Context, envID string, agent Agent, x int, dur ti
 		if err != nil {
 			return 0, fmt.Errorf("runtime: %w", err)
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(seed, streamActor+uint64(i)))
-			spec := e.Spec()
-			obs := make([]float32, spec.Obs.Dim())
-			act := make([]float32, agent.ActDim())
-			e.Reset(obs)
-			n := int64(0)
-			for ctx.Err() == nil && time.Now().Before(deadline) {
-				for range 64 {
-					// t far past any exploration schedule: greedy inference
-					p.Act(act, obs, math.MaxInt32, rng)
-					_, term, trunc, err := e.Step(obs, toEnvAction(act, spec))
-					if err != nil {
-						errs[i] = err
-						return
-					}
-					if term || trunc {
-						e.Reset(obs)
-					}
-					n++
+		envs[i], policies[i] = e, p
+	}
+	return measureRate(ctx, x, dur, func(i int, _ time.Time, more func() bool) (int64, error) {
+		e, p := envs[i], policies[i]
+		rng := rand.New(rand.NewPCG(seed, streamActor+uint64(i)))
+		spec := e.Spec()
+		obs := make([]float32, spec.Obs.Dim())
+		act := make([]float32, agent.ActDim())
+		e.Reset(obs)
+		n := int64(0)
+		for more() {
+			for range 64 {
+				// t far past any exploration schedule: greedy inference
+				p.Act(act, obs, math.MaxInt32, rng)
+				_, term, trunc, err := e.Step(obs, toEnvAction(act, spec))
+				if err != nil {
+					return n, err
 				}
+				if term || trunc {
+					e.Reset(obs)
+				}
+				n++
 			}
-			steps.Add(n)
-		}()
-	}
-	wg.Wait()
-	el := time.Since(start)
-	if err := errors.Join(errs...); err != nil {
-		return 0, err
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	return float64(steps.Load()) / el.Seconds(), nil
+		}
+		return n, nil
+	})
 }
 
 // MeasureLearners measures f_l(x): x goroutines, each a learner replica
@@ -177,38 +164,48 @@ func MeasureLearners(ctx context.Context, envID string, agent Agent, rc replay.C
 	if err := r.prefill(ctx); err != nil {
 		return 0, err
 	}
-	var steps atomic.Int64
+	return measureRate(ctx, x, dur, func(l int, start time.Time, more func() bool) (int64, error) {
+		lr := r.learners[l].learner
+		if loc, ok := lr.(LocalSGD); ok {
+			loc.SetLocal(false) // targets update as a lone learner's do
+		}
+		rng := rand.New(rand.NewPCG(seed, streamReplay+uint64(l)))
+		var b replay.Batch
+		td := make([]float32, batch)
+		tr := NewTracer(UnitID{RoleLearner, l}, nil, start)
+		n := 0
+		for more() {
+			if err := r.buf.sample(l, &b, batch, rng); err != nil {
+				return int64(n), err
+			}
+			lr.Train(tr, &b, td, n)
+			if err := r.buf.update(l, &b, td); err != nil {
+				return int64(n), err
+			}
+			n++
+		}
+		return int64(n), nil
+	})
+}
+
+// measureRate runs work(i, start, more) on x goroutines, i = 0..x-1, each
+// looping while more() reports that ctx is live and dur has not passed
+// since start, and returns the operations they report, summed, per second
+// of host time. The first error any of them returns, or ctx's, is the
+// error.
+func measureRate(ctx context.Context, x int, dur time.Duration, work func(i int, start time.Time, more func() bool) (int64, error)) (float64, error) {
+	var ops atomic.Int64
 	errs := make([]error, x)
 	var wg sync.WaitGroup
 	start := time.Now()
 	deadline := start.Add(dur)
-	for l := range x {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lr := r.learners[l].learner
-			if loc, ok := lr.(LocalSGD); ok {
-				loc.SetLocal(false) // targets update as a lone learner's do
-			}
-			rng := rand.New(rand.NewPCG(seed, streamReplay+uint64(l)))
-			var b replay.Batch
-			td := make([]float32, batch)
-			tr := NewTracer(UnitID{RoleLearner, l}, nil, start)
-			n := 0
-			for ctx.Err() == nil && time.Now().Before(deadline) {
-				if err := r.buf.sample(l, &b, batch, rng); err != nil {
-					errs[l] = err
-					return
-				}
-				lr.Train(tr, &b, td, n)
-				if err := r.buf.update(l, &b, td); err != nil {
-					errs[l] = err
-					return
-				}
-				n++
-			}
-			steps.Add(int64(n))
-		}()
+	more := func() bool { return ctx.Err() == nil && time.Now().Before(deadline) }
+	for i := range x {
+		wg.Go(func() {
+			n, err := work(i, start, more)
+			ops.Add(n)
+			errs[i] = err
+		})
 	}
 	wg.Wait()
 	el := time.Since(start)
@@ -218,5 +215,5 @@ func MeasureLearners(ctx context.Context, envID string, agent Agent, rc replay.C
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return float64(steps.Load()) / el.Seconds(), nil
+	return float64(ops.Load()) / el.Seconds(), nil
 }
