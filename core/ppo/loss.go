@@ -67,16 +67,7 @@ func ClippedSurrogate(dLogp, newLogp, oldLogp, adv []float32, clip float64) Surr
 		if r >= lo && r <= hi {
 			g2 = g1
 		}
-		var g float64
-		switch {
-		case t1 > t2:
-			g = g1
-		case t2 > t1:
-			g = g2
-		default:
-			g = 0.5 * (g1 + g2)
-		}
-		dLogp[i] = float32(g * inv)
+		dLogp[i] = float32(maxGrad(t1, t2, g1, g2) * inv)
 	}
 	s.Loss *= inv
 	s.ApproxKL *= inv
@@ -129,18 +120,22 @@ func ValueLoss(dv, v, oldV, ret []float32, clip, coef float64) float64 {
 		if d >= -clip && d <= clip {
 			gc = dc
 		}
-		var g float64
-		switch {
-		case lu > lc:
-			g = gu
-		case lc > lu:
-			g = gc
-		default:
-			g = 0.5 * (gu + gc)
-		}
-		dv[i] = float32(coef * g * inv)
+		dv[i] = float32(coef * maxGrad(lu, lc, gu, gc) * inv)
 	}
 	return 0.5 * loss * inv
+}
+
+// maxGrad is the gradient of max(x1, x2) given the gradients g1 of x1 and
+// g2 of x2: the larger operand's, and their mean at a tie, as PyTorch's
+// maximum splits it.
+func maxGrad(x1, x2, g1, g2 float64) float64 {
+	switch {
+	case x1 > x2:
+		return g1
+	case x2 > x1:
+		return g2
+	}
+	return 0.5 * (g1 + g2)
 }
 
 // NormalizeAdvantages writes (adv - mean)/(std + 1e-8) to dst, with the
