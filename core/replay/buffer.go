@@ -43,6 +43,10 @@ type Buffer struct {
 	tmpRaw, tmpLeaf []float64
 
 	busy []atomic.Bool // a writer owns the slot
+	// Guarded by busy: 1 + the claim number (cursor position) of the
+	// transition each slot holds, 0 for none. A writer whose claim is older
+	// than the slot's has been lapped and does not write (see addChunk).
+	claim []uint64
 
 	// Transition storage, struct of arrays. A slot is written only by the
 	// writer that owns it (busy), while its priority is 0 so that no sampler
@@ -52,7 +56,7 @@ type Buffer struct {
 	term, trunc    []bool
 
 	cursor   atomic.Uint64 // slots claimed so far; slot = cursor % capacity
-	inserted atomic.Uint64 // transitions fully written
+	inserted atomic.Uint64 // transitions added (a lapped one counts: added, then evicted)
 	updates  atomic.Uint64 // priority-update batches applied
 	skipped  atomic.Uint64 // priority updates dropped: slot rewritten or being written
 	beta     atomic.Uint64 // float64 bits of the current beta
@@ -82,6 +86,7 @@ func New(cfg Config) (*Buffer, error) {
 		ext:   newExtrema(n),
 		gen:   make([]uint32, n),
 		busy:  make([]atomic.Bool, n),
+		claim: make([]uint64, n),
 		obs:   make([]float32, n*cfg.ObsDim),
 		act:   make([]float32, n*cfg.ActDim),
 		next:  make([]float32, n*cfg.ObsDim),
@@ -231,14 +236,32 @@ func (b *Buffer) Add(ts ...Transition) error {
 }
 
 func (b *Buffer) addChunk(ts []Transition) {
-	var idx [addChunk]int
+	b.writeClaimed(b.cursor.Add(uint64(len(ts)))-uint64(len(ts)), ts)
+}
+
+// writeClaimed writes ts into the slots of the claims start, start+1, ...
+func (b *Buffer) writeClaimed(start uint64, ts []Transition) {
+	var idx, src [addChunk]int
 	var raw, leaf [addChunk]float64
-	n := len(ts)
-	start := b.cursor.Add(uint64(n)) - uint64(n)
-	for k := range n {
+	for k := range ts {
 		idx[k] = int((start + uint64(k)) % uint64(b.cfg.Capacity))
 	}
-	b.own(idx[:n])
+	b.own(idx[:len(ts)])
+	// A writer descheduled between claiming and owning its slots can be
+	// lapped: a claim one capacity later takes the same slot and may write
+	// it first. FIFO replacement has then already evicted the older
+	// transition, so the lapped writer drops it rather than overwrite the
+	// newer one.
+	n := 0
+	for k, s := range idx[:len(ts)] {
+		if c := start + uint64(k) + 1; c > b.claim[s] {
+			b.claim[s] = c
+			idx[n], src[n] = s, k
+			n++
+		} else {
+			b.busy[s].Store(false)
+		}
+	}
 
 	b.treeMu.Lock()
 	for _, s := range idx[:n] {
@@ -248,7 +271,7 @@ func (b *Buffer) addChunk(ts []Transition) {
 	b.treeMu.Unlock()
 
 	for k, s := range idx[:n] {
-		b.store(s, &ts[k])
+		b.store(s, &ts[src[k]])
 	}
 
 	b.treeMu.Lock()
@@ -266,7 +289,7 @@ func (b *Buffer) addChunk(ts []Transition) {
 	for _, s := range idx[:n] {
 		b.busy[s].Store(false)
 	}
-	b.inserted.Add(uint64(n))
+	b.inserted.Add(uint64(len(ts)))
 }
 
 // own takes ownership of the slots idx for writing. Another writer may still

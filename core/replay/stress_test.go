@@ -174,6 +174,33 @@ func stress(t *testing.T, locking Locking) {
 	assertConsistent(t, b)
 }
 
+// TestLappedWriterDropsItsTransition replays, step by step, the schedule
+// TestConcurrentStress once hit: a writer claims a slot and is descheduled
+// before it owns it, the buffer wraps, and a newer claim of the same slot
+// writes first. The older transition is the one FIFO replacement evicts, so
+// the lapped writer must not overwrite the newer one.
+func TestLappedWriterDropsItsTransition(t *testing.T) {
+	const capacity = 4
+	b := mustNew(t, testConfig(capacity))
+	late := b.cursor.Add(1) - 1 // claims slot 0, then stalls
+	for i := range capacity {   // the next claims: slots 1, 2, 3 and 0 again
+		if err := b.Add(tagged(float32(10+i), 3, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.writeClaimed(late, []Transition{tagged(1, 3, 2)})
+	if got := b.rew[0]; got != 13 {
+		t.Fatalf("slot 0 holds transition %v, want the newer 13", got)
+	}
+	if b.busy[0].Load() || b.prio[0] <= 0 {
+		t.Fatalf("slot 0: busy %v, priority %v", b.busy[0].Load(), b.prio[0])
+	}
+	if got := b.inserted.Load(); got != capacity+1 {
+		t.Fatalf("inserted %d, want %d", got, capacity+1)
+	}
+	assertConsistent(t, b)
+}
+
 // checkRow reports a row of batch that is not one whole transition.
 func checkRow(batch *Batch, k, obsDim, actDim int) string {
 	v := batch.Rewards[k]
