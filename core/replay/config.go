@@ -103,8 +103,8 @@ const MaxBytes = 1 << 40
 // Bytes returns the memory a buffer of this configuration allocates: the
 // transitions (two observations, an action, a reward and two flags per slot)
 // and, per slot, the sum tree (an 8-byte leaf, plus its upper levels at 16
-// bytes a node with their running sums), the raw priority, the generation, the writer flag and the
-// min/max tree.
+// bytes a node with their running sums), the raw priority, the generation,
+// the writer flag, the claim and the min/max tree.
 func (c Config) Bytes() float64 {
 	n := float64(c.Capacity)
 	row := 4*(2*float64(c.ObsDim)+float64(c.ActDim)+1) + 2
@@ -112,7 +112,7 @@ func (c Config) Bytes() float64 {
 	if fanout == 0 {
 		fanout = DefaultFanout
 	}
-	perSlot := 8 + 16/(fanout-1) + 8 + 4 + 1 + 16*(1+1.0/(extremaFanout-1))
+	perSlot := 8 + 16/(fanout-1) + 8 + 4 + 1 + 8 + 16*(1+1.0/(extremaFanout-1))
 	return n * (row + perSlot)
 }
 
