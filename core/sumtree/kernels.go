@@ -19,6 +19,7 @@ package sumtree
 func (t *Tree) recomputeNodes(d int, nodes []int) {
 	s := t.slots
 	base := t.levels[d+1].start
+	out := t.levels[d].start
 	switch {
 	case t.fanout == 4 && t.packed:
 		for _, j := range nodes {
@@ -32,7 +33,7 @@ func (t *Tree) recomputeNodes(d int, nodes []int) {
 			v[6] = a
 			a += v[3]
 			v[7] = a
-			s[t.internalPos(d, j)] = a
+			s[out+j>>2*8+j&3] = a
 		}
 	case t.fanout == 8:
 		for _, j := range nodes {
@@ -54,7 +55,7 @@ func (t *Tree) recomputeNodes(d int, nodes []int) {
 			v[14] = a
 			a += v[7]
 			v[15] = a
-			s[t.internalPos(d, j)] = a
+			s[out+j>>3*16+j&7] = a
 		}
 	case t.fanout == 16:
 		for _, j := range nodes {
@@ -92,7 +93,7 @@ func (t *Tree) recomputeNodes(d int, nodes []int) {
 			v[30] = a
 			a += v[15]
 			v[31] = a
-			s[t.internalPos(d, j)] = a
+			s[out+j>>4*32+j&15] = a
 		}
 	default:
 		n := 0
@@ -111,25 +112,26 @@ func (t *Tree) sumLeaves(nodes []int) {
 	d := len(t.levels) - 2
 	s := t.slots
 	base := t.levels[d+1].start
+	out := t.levels[d].start
 	switch {
 	case t.fanout == 4 && t.packed:
 		for _, j := range nodes {
 			g := base + j*4
 			v := (*[4]float64)(s[g : g+4])
-			s[t.internalPos(d, j)] = v[0] + v[1] + v[2] + v[3]
+			s[out+j>>2*8+j&3] = v[0] + v[1] + v[2] + v[3]
 		}
 	case t.fanout == 8:
 		for _, j := range nodes {
 			g := base + j*8
 			v := (*[8]float64)(s[g : g+8])
-			s[t.internalPos(d, j)] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]
+			s[out+j>>3*16+j&7] = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]
 		}
 	case t.fanout == 16:
 		for _, j := range nodes {
 			g := base + j*16
 			v := (*[16]float64)(s[g : g+16])
 			a := v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]
-			s[t.internalPos(d, j)] = a + v[8] + v[9] + v[10] + v[11] + v[12] + v[13] + v[14] + v[15]
+			s[out+j>>4*32+j&15] = a + v[8] + v[9] + v[10] + v[11] + v[12] + v[13] + v[14] + v[15]
 		}
 	default:
 		for _, j := range nodes {

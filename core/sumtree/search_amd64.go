@@ -29,13 +29,17 @@ func searchLevelVector(prefix []uint64, span, fanout int, js []int, rest []float
 //go:noescape
 func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []float64) (edges int)
 
+// havePrefetch reports whether prefetchGroups is implemented.
+const havePrefetch = true
+
 // prefetchGroups prefetches, for every query q with js[q] = j >= 0, the
 // cache lines of the fanout slots at first[j*span]. The vector searches run
 // it over a chunk before searching: each query's search is a dependent
 // chain that waits on its miss, and without the prefetch the reorder buffer
 // fills after a few queries and leaves most of the memory latency exposed
 // (measured at capacity 2^24, K = 16: 129 ns per query without the pass,
-// 60-74 with it, depending on the machine's load).
+// 60-74 with it, depending on the machine's load). The batched update runs
+// it over a chunk's leaf groups before writing them, for the same reason.
 // Implemented in search_amd64.s.
 //
 //go:noescape

@@ -17,7 +17,10 @@ func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []f
 	panic("sumtree: no vector search kernel in this build")
 }
 
-// prefetchGroups is never called when haveVectorSearch is false.
+// havePrefetch is false where prefetchGroups has no implementation.
+const havePrefetch = false
+
+// prefetchGroups is never called when havePrefetch is false.
 func prefetchGroups(first []float64, span, fanout int, js []int) {
-	panic("sumtree: no vector search kernel in this build")
+	panic("sumtree: no prefetch kernel in this build")
 }

@@ -105,6 +105,14 @@ func (t *Tree) validate(idx []int, p []float64) error {
 // writeLeaves writes validated priorities, in order, so the last write to a
 // repeated index wins.
 func (t *Tree) writeLeaves(idx []int, p []float64) {
+	p = p[:len(idx)]
+	if t.packed {
+		leaves := t.slots[t.levels[len(t.levels)-1].start:]
+		for k, i := range idx {
+			leaves[i] = p[k]
+		}
+		return
+	}
 	for k, i := range idx {
 		t.slots[t.leafPos(i)] = p[k]
 	}
@@ -170,25 +178,29 @@ const pathChunk = 64
 // recomputation of every node follows the last recomputation of each of its
 // children, and the last write to a leaf is the one its ancestors see.
 //
-// Prefetching, software pipelining and other schedules were measured
-// against this one and lost; docs/sumtree.md lists them with their figures.
+// Prefetching the next chunk, software pipelining and other schedules were
+// measured against this one and lost; docs/sumtree.md lists them with their
+// figures.
 func (t *Tree) updatePaths(idx []int, p []float64, stop int) {
 	var node [pathChunk]int
 	lowest := len(t.levels) - 2
 	for lo := 0; lo < len(idx); lo += pathChunk {
 		part := idx[lo:min(lo+pathChunk, len(idx))]
+		nodes := node[:len(part)]
+		t.byFanout.divAll(nodes, part)
+		if havePrefetch {
+			// The leaves' lines are about to be written and then read
+			// back by sumLeaves. Requested all at once, their misses
+			// overlap; left to the stores, which leave the store buffer
+			// one by one, they overlap far less.
+			prefetchGroups(t.slots[t.levels[len(t.levels)-1].start:], t.stride, t.fanout, nodes)
+		}
 		if p != nil {
 			t.writeLeaves(part, p[lo:lo+len(part)])
 		}
-		nodes := node[:len(part)]
-		for k, i := range part {
-			nodes[k] = t.byFanout.div(i)
-		}
 		t.sumLeaves(nodes)
 		for d := lowest - 1; d >= stop; d-- {
-			for k, j := range nodes {
-				nodes[k] = t.byFanout.div(j)
-			}
+			t.byFanout.divAll(nodes, nodes)
 			t.recomputeNodes(d, nodes)
 		}
 	}
