@@ -3,6 +3,7 @@ package replay
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,6 +42,7 @@ func stress(t *testing.T, locking Locking) {
 	var actorsDone sync.WaitGroup
 	var stop atomic.Bool
 	var sampled atomic.Int64
+	var learnersQuit atomic.Int32 // learners that returned
 	errs := make(chan string, 16)
 	report := func(msg string) {
 		select {
@@ -54,7 +56,18 @@ func stress(t *testing.T, locking Locking) {
 		go func() {
 			defer actorsDone.Done()
 			rng := rand.New(rand.NewPCG(uint64(a), 99))
+			halfway := false
 			for s := 0; s < perActor; {
+				// Hold the second half back until a learner has
+				// sampled, so that the learners run while the actors
+				// still add however the goroutines are scheduled
+				// (unheld, the global-lock actors could finish first).
+				if !halfway && s >= perActor/2 {
+					halfway = true
+					for sampled.Load() == 0 && learnersQuit.Load() < learners {
+						runtime.Gosched()
+					}
+				}
 				// Single adds and local-storage flushes of up to 100.
 				n := min(1+rng.IntN(100)*rng.IntN(2), perActor-s)
 				ts := make([]Transition, n)
@@ -75,6 +88,7 @@ func stress(t *testing.T, locking Locking) {
 		learnersDone.Add(1)
 		go func() {
 			defer learnersDone.Done()
+			defer learnersQuit.Add(1)
 			rng := rand.New(rand.NewPCG(uint64(l), 7))
 			var batch Batch
 			td := make([]float32, 64)
