@@ -139,10 +139,3 @@ func (t *Tree) sumLeaves(nodes []int) {
 		}
 	}
 }
-
-// internalPos is nodePos for a level d >= 1 above the leaves, whose nodes
-// sit in groups of span slots.
-func (t *Tree) internalPos(d, j int) int {
-	q := t.byFanout.div(j)
-	return t.levels[d].start + q*t.span + j - q*t.fanout
-}
