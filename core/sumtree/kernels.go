@@ -18,7 +18,9 @@ package sumtree
 // children's running sums.
 func (t *Tree) recomputeNodes(d int, nodes []int) {
 	s := t.slots
-	base := t.levels[d+1].start
+	base := t.levels[d+1].start // node j's children: span slots at base + j*span
+	// Node j's own value sits in group j/K of level d, at slot j%K; for a
+	// power-of-two K that is out + j>>log2(K)*span + j&(K-1).
 	out := t.levels[d].start
 	switch {
 	case t.fanout == 4 && t.packed:
@@ -111,8 +113,8 @@ func (t *Tree) recomputeNodes(d int, nodes []int) {
 func (t *Tree) sumLeaves(nodes []int) {
 	d := len(t.levels) - 2
 	s := t.slots
-	base := t.levels[d+1].start
-	out := t.levels[d].start
+	base := t.levels[d+1].start // node j's leaves: stride slots at base + j*stride
+	out := t.levels[d].start    // node j's value, as in recomputeNodes
 	switch {
 	case t.fanout == 4 && t.packed:
 		for _, j := range nodes {
