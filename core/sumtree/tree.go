@@ -42,6 +42,10 @@ type Tree struct {
 	span     int  // slots per group of internal nodes: 2*stride
 	packed   bool // stride == fanout: the leaves are contiguous
 	byFanout divider
+
+	// Which lines a batched update prefetches; see updatePaths.
+	prefetchLeaves  bool // the groups of leaves it writes
+	prefetchParents bool // the groups of their parents it writes next
 }
 
 // level describes one level of the tree inside Tree.slots.
@@ -92,6 +96,11 @@ func New(capacity, fanout int) (*Tree, error) {
 		pos += slots
 	}
 	t.slots = alignedFloat64s(pos)
+	if n := len(t.levels); n >= 3 {
+		t.prefetchLeaves = havePrefetch && t.stride <= maxPrefetchLines*lineNodes
+		parentBytes := 8 * (t.levels[n-1].start - t.levels[n-2].start)
+		t.prefetchParents = t.prefetchLeaves && parentBytes >= minParentPrefetchBytes
+	}
 	t.bits = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots))
 	return t, nil
 }
