@@ -26,3 +26,26 @@ func TestDivider(t *testing.T) {
 		}
 	}
 }
+
+// TestDivideAll checks the batch form on both of its paths, the shift for a
+// power of two and the multiplication otherwise, in place and not.
+func TestDivideAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	src := make([]int, 257)
+	for k := range src {
+		src[k] = rng.IntN(MaxCapacity)
+	}
+	src[0], src[1] = 0, MaxCapacity-1
+	for _, d := range []int{2, 3, 8, 16, 100, 4096} {
+		v := newDivider(d)
+		dst := make([]int, len(src))
+		v.divAll(dst, src)
+		inPlace := append([]int(nil), src...)
+		v.divAll(inPlace, inPlace)
+		for k, n := range src {
+			if dst[k] != n/d || inPlace[k] != n/d {
+				t.Fatalf("d = %d: %d / %d gave %d (in place %d), want %d", d, n, d, dst[k], inPlace[k], n/d)
+			}
+		}
+	}
+}
