@@ -275,6 +275,34 @@ func TestSetBatchEqualsRebuild(t *testing.T) {
 	}
 }
 
+// TestLargeTreeSetBatchEqualsRebuild runs SetBatch on trees whose level of
+// leaves' parents is large enough for updatePaths to prefetch it as well.
+func TestLargeTreeSetBatchEqualsRebuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 32-64 MB trees")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ k, log2Cap int }{{8, 22}, {16, 23}} {
+		k := c.k
+		tr := mustNew(t, 1<<c.log2Cap, k)
+		if !tr.prefetchParents && havePrefetch {
+			t.Fatalf("K=%d: capacity 2^%d should prefetch its leaves' parents", k, c.log2Cap)
+		}
+		idx := make([]int, 2048)
+		p := make([]float64, len(idx))
+		for round := range 3 {
+			for m := range idx {
+				idx[m] = rng.IntN(tr.Cap())
+				p[m] = rng.ExpFloat64()
+			}
+			if err := tr.SetBatch(idx, p); err != nil {
+				t.Fatal(err)
+			}
+			assertRebuilt(t, tr, "K=%d n=2^%d round %d", k, c.log2Cap, round)
+		}
+	}
+}
+
 // TestUpdatesAddLeftToRight checks the order contract of the update
 // kernels against a plain loop: after batched updates, every internal node
 // is its children added left to right, and every stored running sum is the
