@@ -116,15 +116,14 @@ func (t *Tree) descendLeaves(g int, u float64) (c int, next, partial float64) {
 
 // countLeavesAtMost returns the number of running sums of leaves, added left
 // to right exactly as recompute adds them, that are <= the value whose bits
-// are ub: the same count countAtMost makes over stored running sums. The
-// comparison is the sign trick of countAtMost, so there is no branch to
-// mispredict.
+// are ub: the same count countAtMost makes over stored running sums, with
+// the same branch-free comparison.
 func countLeavesAtMost(leaves []float64, ub int64) int {
 	c := 0
 	sum := 0.0
 	for _, x := range leaves {
 		sum += x
-		c += int(^((ub - int64(math.Float64bits(sum))) >> 63) & 1)
+		c += atMost(ub, int64(math.Float64bits(sum)))
 	}
 	return c
 }
@@ -138,23 +137,29 @@ func sumLeft(v []float64) float64 {
 	return s
 }
 
+// atMostMask compares two non-negative doubles by their bit patterns, ub
+// and xb, without a branch: it is all ones when x <= u and 0 otherwise. The
+// searches compare this way because the outcome of every comparison is a
+// coin flip the branch predictor would lose. Sums and queries are
+// non-negative doubles (a query is never -0 or NaN here), whose bit patterns
+// order like the numbers, so ub - xb cannot overflow and its sign tells
+// which is larger.
+func atMostMask(ub, xb int64) int64 { return ^((ub - xb) >> 63) }
+
+// atMost is atMostMask as 1 or 0, for counting.
+func atMost(ub, xb int64) int { return int(atMostMask(ub, xb) & 1) }
+
 // countAtMost returns the number of running sums in prefix that are <= the
 // value whose bits are ub: the first c with prefix[c] > u, or len(prefix).
-//
-// It bisects with arithmetic instead of branches, because the outcome of
-// every probe is a coin flip the branch predictor would lose. The sums and u
-// are non-negative doubles (u is never -0 or NaN here), whose bit patterns
-// order like the numbers, so ub - bits cannot overflow and its sign tells
-// which is larger: mask is all ones when the probed sum is <= u.
+// It bisects with atMostMask instead of branches.
 func countAtMost(prefix []uint64, ub int64) int {
 	base, n := 0, len(prefix)
 	for n > 1 {
 		half := n >> 1
-		mask := ^((ub - int64(prefix[base+half])) >> 63)
-		base += half & int(mask)
+		base += half & int(atMostMask(ub, int64(prefix[base+half])))
 		n -= half
 	}
-	return base + int(^((ub-int64(prefix[base]))>>63)&1)
+	return base + atMost(ub, int64(prefix[base]))
 }
 
 // edge handles a query that ran past the last child of the group at slot g:

@@ -81,10 +81,10 @@ func (t *Tree) searchLeaves(base int, js []int, rest []float64) {
 			sb += vb[x]
 			sc += vc[x]
 			sd += vd[x]
-			ca += int(^((ua - int64(math.Float64bits(sa))) >> 63) & 1)
-			cb += int(^((ub - int64(math.Float64bits(sb))) >> 63) & 1)
-			cc += int(^((uc - int64(math.Float64bits(sc))) >> 63) & 1)
-			cd += int(^((ud - int64(math.Float64bits(sd))) >> 63) & 1)
+			ca += atMost(ua, int64(math.Float64bits(sa)))
+			cb += atMost(ub, int64(math.Float64bits(sb)))
+			cc += atMost(uc, int64(math.Float64bits(sc)))
+			cd += atMost(ud, int64(math.Float64bits(sd)))
 		}
 		if ca == k {
 			ca, _, _ = t.edge(ga)
@@ -144,9 +144,8 @@ func (t *Tree) searchPairs(base int, leaves bool, js []int, rest []float64) {
 			js[k], rest[k] = 2*j+c, next
 			continue
 		}
-		// Right when u >= left, without a branch: the sign of the
-		// difference of the bits, as countAtMost does.
-		goRight := ^((int64(math.Float64bits(u)) - int64(math.Float64bits(left))) >> 63)
+		// Right when left <= u, chosen without a branch.
+		goRight := atMostMask(int64(math.Float64bits(u)), int64(math.Float64bits(left)))
 		js[k] = 2*j + int(goRight&1)
 		rest[k] = u - math.Float64frombits(math.Float64bits(left)&uint64(goRight))
 	}
