@@ -61,8 +61,9 @@
 //
 // With H = ceil(log_K n) + 1 levels: Get and Total O(1); Set O(K H); Find
 // O(H log K + K): a bisection (or K/4 vector compares) per internal level and
-// up to K additions at the last; SetBatch of B leaves O(B K H) at most. Once the tree outgrows the caches, each level of a search or update
-// costs about one cache miss. Memory: n + 2n/(K-1) float64 plus padding.
+// up to K additions at the last; SetBatch of B leaves O(B K H) at most.
+// Once the tree outgrows the caches, each level of a search or update costs
+// about one cache miss. Memory: n + 2n/(K-1) float64 plus padding.
 //
 // # Portability
 //
