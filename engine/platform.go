@@ -119,9 +119,9 @@ func (pl *placement) view(requested string) MappingView {
 		Chosen:           pl.mapping.String(),
 		PredictedGPS:     pl.eval.GPS,
 		SecondBest:       second.Mapping.String(),
-		SpeedupOver:      speedupOf(pl.eval.GPS, second.GPS),
+		SpeedupOver:      dse.Speedup(pl.eval.GPS, second.GPS),
 		Worst:            worst.Mapping.String(),
-		SpeedupOverWorst: speedupOf(pl.eval.GPS, worst.GPS),
+		SpeedupOverWorst: dse.Speedup(pl.eval.GPS, worst.GPS),
 		Columns:          [2]string{"learner", "RMM"},
 		Unit:             "GPS",
 	}
@@ -153,14 +153,6 @@ func (pl *placement) view(requested string) MappingView {
 		v.Note = r.Decision.Tie
 	}
 	return v
-}
-
-// speedupOf is a / b, or 0 when b is.
-func speedupOf(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
 }
 
 // sortMappings orders mappings by GPS, best first, keeping the order of

@@ -403,12 +403,12 @@ func (s *ppoSim) mappingView(requested string) MappingView {
 	if len(v.All) > 1 {
 		for _, m := range v.All {
 			if m.Mapping != v.Chosen {
-				v.SecondBest, v.SpeedupOver = m.Mapping, v.PredictedGPS/m.GPS
+				v.SecondBest, v.SpeedupOver = m.Mapping, dse.Speedup(v.PredictedGPS, m.GPS)
 				break
 			}
 		}
 		worst := v.All[len(v.All)-1]
-		v.Worst, v.SpeedupOverWorst = worst.Mapping, v.PredictedGPS/worst.GPS
+		v.Worst, v.SpeedupOverWorst = worst.Mapping, dse.Speedup(v.PredictedGPS, worst.GPS)
 	}
 	v.Note = fmt.Sprintf("PPO mapping is learner-GAE-storage; FPGA GAE with %d HEPPO PEs", s.pes)
 	return v

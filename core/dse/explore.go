@@ -25,12 +25,14 @@ type Result struct {
 }
 
 // SpeedupOverSecond returns Chosen.GPS / SecondBest.GPS.
-func (r *Result) SpeedupOverSecond() float64 { return ratio(r.Chosen.GPS, r.SecondBest.GPS) }
+func (r *Result) SpeedupOverSecond() float64 { return Speedup(r.Chosen.GPS, r.SecondBest.GPS) }
 
 // SpeedupOverWorst returns Chosen.GPS / Worst.GPS.
-func (r *Result) SpeedupOverWorst() float64 { return ratio(r.Chosen.GPS, r.Worst.GPS) }
+func (r *Result) SpeedupOverWorst() float64 { return Speedup(r.Chosen.GPS, r.Worst.GPS) }
 
-func ratio(a, b float64) float64 {
+// Speedup returns the speedup of a rate a over a rate b, a / b, or 0 when b
+// is 0 (no rival to be faster than).
+func Speedup(a, b float64) float64 {
 	if b == 0 {
 		return 0
 	}
