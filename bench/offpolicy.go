@@ -435,7 +435,7 @@ func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
 		cfg.Batch = 1024
 	}
 	if cfg.H == 0 {
-		cfg.H = 10
+		cfg.H = runtime.DefaultAverageEvery
 	}
 	if cfg.GradSteps == 0 {
 		cfg.GradSteps = 1000

@@ -106,7 +106,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 	rc.Replay.Capacity, rc.Replay.Fanout = cfg.Capacity, cfg.Fanout
 	rc.LearningStarts = min(rc.LearningStarts, max(cfg.Batch, cfg.Capacity/2))
 	if cfg.Learners > 1 {
-		rc.Mode, rc.Learners, rc.AverageEvery = runtime.ModeSPO, cfg.Learners, spoAverageEvery
+		rc.Mode, rc.Learners, rc.AverageEvery = runtime.ModeSPO, cfg.Learners, runtime.DefaultAverageEvery
 	}
 	if cfg.Actors > 1 || cfg.Learners > 1 || cfg.Depth > 1 {
 		// Lockstep orders everything for one learner and strict sampling;
@@ -186,12 +186,6 @@ func (d *offPolicyDriver) Observe(e runtime.Event) {
 		d.mu.Unlock()
 	}
 }
-
-// spoAverageEvery is H, the local steps each SPO learner takes between
-// weight averagings (001 §5.2, Algorithm 5). 001 leaves H a tuning choice;
-// 10 is also the default of rlx bench offpolicy spo, so the live runs and
-// the benchmark's scaling figures are of the same scheme.
-const spoAverageEvery = 10
 
 // monitorEvery is how often the monitor goroutine checks the gate.
 const monitorEvery = 20 * time.Millisecond

@@ -365,7 +365,8 @@ func TestPPOGAENumerics(t *testing.T) {
 }
 
 // TestSPOLearnersRun runs two SPO learners (001 §5.2) to the end of their
-// budget: each on its own bank, averaged every spoAverageEvery steps.
+// budget. The engine once passed them H = 0, which the runtime refused; the
+// averaging itself is tested in core/runtime.
 func TestSPOLearnersRun(t *testing.T) {
 	cfg := Config{Env: "CartPole-v1", Algo: "dqn", Learners: 2, Actors: 2, Capacity: 2000, Seed: 3, Steps: 3000}
 	r, err := Start(context.Background(), cfg)

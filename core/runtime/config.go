@@ -90,6 +90,11 @@ const (
 // one being filled, the others queued or being inserted.
 const chunkBuffers = 3
 
+// DefaultAverageEvery is the H that rlx runs and benchmarks SPO with: 001
+// leaves H a tuning choice, and one shared value keeps the live runs and the
+// scaling benchmark measuring the same scheme.
+const DefaultAverageEvery = 10
+
 // Config describes a run. The zero value is not valid; see each field.
 type Config struct {
 	// Env is the environment id (core/env), EnvOptions its options.
@@ -129,7 +134,7 @@ type Config struct {
 	// with ModeSPO after every averaging); 0 means 1.
 	WeightInterval int
 	// AverageEvery is H, the local steps between weight averagings of
-	// ModeSPO (001 Algorithm 5).
+	// ModeSPO (001 Algorithm 5); DefaultAverageEvery is the usual choice.
 	AverageEvery int
 
 	// Replay configures the buffer; ObsDim and ActDim are taken from the
