@@ -22,12 +22,12 @@ type ratePoint struct {
 // rateSpan is how far back, in snapshots, rates look.
 const rateSpan = 20
 
-// update adds s. simGrad is the number of gradient steps the simulated
-// platform has been charged, which may trail s.Counters.GradSteps (an
-// off-policy step is charged when its priority update is applied, up to D
-// steps after it trained): the simulated rate counts those.
-func (w *rateWindow) update(s *Snapshot, simGrad int64) {
-	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: simGrad}
+// update adds s. The simulated rate counts s.SimGradSteps, the gradient
+// steps the simulated platform has been charged, which may trail
+// s.Counters.GradSteps (an off-policy step is charged when its priority
+// update is applied, up to D steps after it trained).
+func (w *rateWindow) update(s *Snapshot) {
+	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: s.SimGradSteps}
 	w.points = append(w.points, p)
 	if len(w.points) > rateSpan {
 		w.points = w.points[1:]

@@ -293,12 +293,11 @@ func (g *gate) publish(st State) *Snapshot {
 	}
 	g.d.snapshot(s)
 	s.Busiest = busiest(s.Devices)
-	simGrad := s.Counters.GradSteps
+	s.SimGradSteps = s.Counters.GradSteps
 	if c, ok := g.d.(simCounter); ok {
-		simGrad = c.simGradSteps()
+		s.SimGradSteps = c.simGradSteps()
 	}
-	s.SimGradSteps = simGrad
-	g.rates.update(s, simGrad)
+	g.rates.update(s)
 	s.Host, s.Sim = g.rates.host, g.rates.sim
 	g.hist.add(s)
 	s.History = g.hist.clone()
