@@ -55,7 +55,7 @@ func ppoConfig(cfg Config) (ppo.Config, error) {
 	}
 	pc.Seed = cfg.Seed
 	pc.NumEnvs, pc.NumSteps, pc.Epochs, pc.Minibatches = cfg.Envs, cfg.Horizon, cfg.Epochs, cfg.Minibatches
-	if pc.GAE, err = ppo.Experiment(max(cfg.GAE, 1), 8); err != nil {
+	if pc.GAE, err = ppo.Experiment(cfg.GAE, 8); err != nil {
 		return pc, err
 	}
 	// The budget in steps, rounded up to whole iterations; without one the

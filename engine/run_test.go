@@ -348,6 +348,7 @@ func TestPPOPipelines(t *testing.T) {
 }
 
 func TestPPOGAENumerics(t *testing.T) {
+	seen := map[string]int{}
 	for n := 1; n <= 5; n++ {
 		cfg := Config{Env: "CartPole-v1", Algo: "ppo", GAE: n, Steps: 1024, Seed: 1}.Defaults()
 		d, err := newPPODriver(cfg)
@@ -355,9 +356,18 @@ func TestPPOGAENumerics(t *testing.T) {
 			t.Fatalf("gae %d: %v", n, err)
 		}
 		want, _ := ppo.Experiment(n, 8)
-		if got := d.tr.Config().GAE; !reflect.DeepEqual(got, want) {
+		got := d.tr.Config().GAE
+		if !reflect.DeepEqual(got, want) {
 			t.Errorf("gae %d: trainer numerics %+v, want %+v", n, got, want)
 		}
+		// The five experiments of 004 §V are five different numerics: were
+		// they the same, the check above would pass whatever gae the
+		// driver used.
+		key := fmt.Sprintf("%+v", got)
+		if m, ok := seen[key]; ok {
+			t.Errorf("gae %d: the same numerics as gae %d: %s", n, m, key)
+		}
+		seen[key] = n
 	}
 	if err := (Config{Env: "CartPole-v1", Algo: "ppo", GAE: 6}).Validate(); err == nil || !strings.Contains(err.Error(), "gae 6 is not allowed") {
 		t.Errorf("gae 6: %v", err)

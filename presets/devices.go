@@ -1,6 +1,7 @@
-// Package presets embeds the YAML presets of rlx: device platforms now, run
-// presets later. It imports nothing of rlx; callers parse what it returns
-// (hw.ParsePlatform for a device file).
+// Package presets embeds the YAML files of rlx: device platforms, run,
+// walkthrough and experiment presets, and the seed papers' tables. It
+// imports nothing of rlx; callers parse what it returns (hw.ParsePlatform
+// for a device file, engine.ParsePreset for a preset).
 package presets
 
 import (

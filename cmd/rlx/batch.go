@@ -56,11 +56,10 @@ func runBatch(ctx context.Context, cfg engine.Config, opt batchOptions, stdout, 
 
 // executed is one headless run's outcome.
 type executed struct {
-	cfg         engine.Config // as run, with its budget
-	final       *engine.Snapshot
-	files       []string // written into the run's directory
-	interrupted bool     // ctx was cancelled: the run was stopped early
-	runErr      error    // the run itself failed
+	final       *engine.Snapshot // its Config is the one run, budget included
+	files       []string         // written into the run's directory
+	interrupted bool             // ctx was cancelled: the run was stopped early
+	runErr      error            // the run itself failed
 }
 
 // outcome is the error the command returns for the run: nil if it reached
@@ -69,7 +68,7 @@ func (e *executed) outcome(dir string) error {
 	switch {
 	case e.interrupted:
 		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", dir,
-			fmtCount(e.final.Counters.EnvSteps), budget(e.cfg))
+			fmtCount(e.final.Counters.EnvSteps), budget(e.final.Config))
 	case e.runErr != nil:
 		return fmt.Errorf("the run failed: %v (partial results in %s)", e.runErr, dir)
 	}
@@ -92,7 +91,7 @@ func executeRun(ctx context.Context, cfg engine.Config, dir string, opt batchOpt
 	if err != nil {
 		return nil, usageError{err}
 	}
-	res := &executed{cfg: cfg}
+	res := &executed{}
 	var rec report.Recorder
 	live := isTerminal(stderr)
 	tick := time.NewTicker(time.Second / 4)
@@ -175,11 +174,7 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 	c := s.Counters
 	fmt.Fprintf(w, "%s %s: %s, %s env steps, %s gradient steps, %s episodes\n",
 		s.Config.Env, s.Config.Algo, s.State, fmtCount(c.EnvSteps), fmtCount(c.GradSteps), fmtCount(c.Episodes))
-	run := report.NewRun(s)
-	unit, host, sim := "GPS", run.Summary.Host.GPS, run.Summary.Sim.GPS
-	if s.Config.Algo == "ppo" {
-		unit, host, sim = "IPS", run.Summary.Host.IPS, run.Summary.Sim.IPS
-	}
+	unit, sim, host := rateOf(report.NewRun(s))
 	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, fmtRate(s.Mapping.PredictedGPS), unit)
 	fmt.Fprintf(w, "throughput: host %s %s over %v, simulated %s %s over %.3g s\n",
 		fmtRate(host), unit, s.HostElapsed.Round(time.Millisecond), fmtRate(sim), unit, s.SimElapsed)

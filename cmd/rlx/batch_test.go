@@ -225,7 +225,7 @@ func TestUserPresetsDir(t *testing.T) {
 	cfgHome := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", cfgHome)
 	t.Setenv("AppData", cfgHome) // os.UserConfigDir on Windows
-	mine := filepath.Join(userPresetsDir())
+	mine := userPresetsDir()
 	if !strings.HasPrefix(mine, cfgHome) {
 		t.Skipf("the user configuration directory is %s here, not under XDG_CONFIG_HOME", mine)
 	}

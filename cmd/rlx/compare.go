@@ -122,6 +122,15 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 	}
 	var secs []comparedSection
 	var failed int
+	budget := func(c engine.Config) engine.Config {
+		if opt.steps > 0 {
+			c.Steps = opt.steps
+		}
+		if opt.duration > 0 {
+			c.Duration = opt.duration
+		}
+		return c
+	}
 	for i, p := range exps {
 		if ctx.Err() != nil {
 			break
@@ -129,15 +138,6 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 		fmt.Fprintf(stderr, "experiment %d/%d: %s\n", i+1, len(exps), p.Name)
 		t0 := time.Now()
 		bo := batchOptions{out: filepath.Join(opt.out, p.Name), progress: 10 * time.Second, quick: opt.quick}
-		budget := func(c engine.Config) engine.Config {
-			if opt.steps > 0 {
-				c.Steps = opt.steps
-			}
-			if opt.duration > 0 {
-				c.Duration = opt.duration
-			}
-			return c
-		}
 		rep, err := runStepsReport(ctx, p, budget, bo, io.Discard, stderr)
 		secs = append(secs, comparedSection{preset: p, report: rep, err: err, elapsed: time.Since(t0)})
 		if err != nil {

@@ -80,7 +80,9 @@ mapping chosen by design-space exploration.
 
 Without a subcommand rlx opens the explorer on a preset (` + engine.DefaultPreset + ` unless
 --preset or --config says otherwise) and starts it at once. --batch runs the
-same without a terminal and writes run.json, metrics.csv and plots to --out.`,
+same without a terminal and writes run.json, metrics.csv and plots to --out;
+for a walkthrough or experiment, a directory per step, steps.json and
+README.md.`,
 		Example: `  rlx                                   open the explorer
   rlx --preset hopper-ddpg-16384        open it on another preset
   rlx --batch --preset cartpole-ppo --steps 100000 --out results
@@ -156,11 +158,11 @@ same without a terminal and writes run.json, metrics.csv and plots to --out.`,
 	f.StringVar(&preset, "preset", "", "the `name` of the preset to run (rlx presets lists them)")
 	f.StringVar(&config, "config", "", "a run configuration YAML file")
 	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml), after your presets directory (rlx presets --help)")
-	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots")
+	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots (a walkthrough or experiment: a directory per step, steps.json and README.md)")
 	f.Int64Var(&steps, "steps", 0, "environment steps to run (overrides the preset; 0 for no limit)")
 	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
 	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")
-	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+")")
+	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+"; a walkthrough or experiment: "+StepsSchema+")")
 	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
 	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")
 	root.AddCommand(newBenchCmd(), newCompareCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))

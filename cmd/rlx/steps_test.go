@@ -126,7 +126,7 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	n, ran := 0, 0
 	for _, p := range all {
 		if p.Kind == engine.KindRun {
 			continue
@@ -135,6 +135,7 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 		if raceEnabled && p.Name != "gae-hardware" {
 			continue // one is enough to race the runner
 		}
+		ran++
 		t.Run(p.Name, func(t *testing.T) {
 			if p.Kind == engine.KindExperiment && !knownReport(p.Report) {
 				t.Fatalf("experiment %s names report %q: known are %v", p.Name, p.Report, experiment.Names())
@@ -156,5 +157,8 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	}
 	if n < 9 {
 		t.Errorf("%d walkthroughs and experiments, want at least 9", n)
+	}
+	if ran == 0 {
+		t.Error("no preset ran: the one the race build runs was renamed")
 	}
 }

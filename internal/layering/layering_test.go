@@ -97,9 +97,15 @@ func TestImportRules(t *testing.T) {
 // the batch mode must run where no terminal exists, so its files use the
 // engine and the report writer and never the TUI.
 func TestBatchImportsNoUI(t *testing.T) {
-	files, err := filepath.Glob("../../cmd/rlx/batch*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no batch files in cmd/rlx: %v", err)
+	var files []string
+	// batch*.go runs one preset headless; steps.go and compare.go run a
+	// walkthrough's or experiment's steps and rlx compare on top of it.
+	for _, pattern := range []string{"batch*.go", "steps.go", "compare.go"} {
+		m, err := filepath.Glob(filepath.Join("../../cmd/rlx", pattern))
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no %s in cmd/rlx: %v", pattern, err)
+		}
+		files = append(files, m...)
 	}
 	fset := token.NewFileSet()
 	for _, f := range files {
