@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -35,9 +36,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case applyConfigMsg:
 		cmd = m.applyConfig(msg.cfg, "applied: restarting the run", "restarting with the new configuration…")
 	case switchMappingMsg:
-		m.switchMapping(msg.mapping)
+		if err := m.switchMapping(msg.mapping); err != nil {
+			m.mapping.SetStatus(err.Error(), true)
+		}
 	}
-	m.syncDeparture()
 	m.syncFocus()
 	return m, cmd
 }
@@ -46,8 +48,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // config form's apply, and a walkthrough step that needs a new run. note
 // shows beside the form's apply button, status in the footer.
 func (m *Model) applyConfig(cfg engine.Config, note, status string) tea.Cmd {
-	m.cfg = cfg.Defaults()
-	m.form.Reset(m.cfg)
+	m.setConfig(cfg.Defaults())
 	m.form.SetApplied(note)
 	m.setStatus(status, false)
 	return m.restart()
@@ -153,22 +154,35 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 	return tea.Batch(waitEventCmd(m.gen, m.run.Events()), m.armTick())
 }
 
-// switchMapping asks the live run to switch to mapping.
-func (m *Model) switchMapping(mapping string) {
+// setConfig makes cfg the configuration of the run, shows it in the form
+// and tells the narrative how it departs from the walkthrough step's. Every
+// change of m.cfg goes through here or switchMapping.
+func (m *Model) setConfig(cfg engine.Config) {
+	m.cfg = cfg
+	m.form.Reset(cfg)
+	m.syncDeparture()
+}
+
+// switchMapping asks the live run to switch to mapping, from the next
+// gradient step, and makes the configuration follow. A form with edits
+// not applied keeps them.
+func (m *Model) switchMapping(mapping string) error {
 	if !m.live() {
-		m.mapping.SetStatus("no live run to switch", true)
-		return
+		return errors.New("no live run to switch")
 	}
 	if err := m.run.SetMapping(mapping); err != nil {
-		m.mapping.SetStatus(err.Error(), true)
-		return
+		return err
 	}
 	m.mapping.SetStatus("switching to "+mapping+" from the next gradient step…", false)
-	dirty := m.form.Dirty()
-	m.cfg.Mapping = mapping
-	if !dirty {
-		m.form.Reset(m.cfg)
+	cfg := m.cfg
+	cfg.Mapping = mapping
+	if m.form.Dirty() {
+		m.cfg = cfg
+		m.syncDeparture()
+		return nil
 	}
+	m.setConfig(cfg)
+	return nil
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -78,8 +78,7 @@ func (m *Model) moveStep(delta int) tea.Cmd {
 		// The rlx command checks every step before it opens the explorer;
 		// a preset handed in unchecked says what is wrong in the form,
 		// where it can be fixed, and the run goes on.
-		m.cfg = next
-		m.form.Reset(next)
+		m.setConfig(next)
 		m.setStatus(label+" cannot run: "+err.Error(), true)
 		return nil
 	}
@@ -87,17 +86,14 @@ func (m *Model) moveStep(delta int) tea.Cmd {
 	switch {
 	case len(changes) == 0:
 		// Nothing the run uses differs: no reason to lose its history.
-		m.cfg = next
-		m.form.Reset(next)
+		m.setConfig(next)
 		m.setStatus(label+": the same run goes on", false)
 		return nil
 	case len(changes) == 1 && changes[0].field == "mapping" && m.live():
 		// Only the mapping: the engine switches it from the next gradient
 		// step, so the charts show the change in one run.
-		if err := m.run.SetMapping(next.Mapping); err == nil {
-			m.cfg = next
-			m.form.Reset(next)
-			m.mapping.SetStatus("switching to "+next.Mapping+" from the next gradient step…", false)
+		if m.switchMapping(next.Mapping) == nil {
+			m.setConfig(next) // the step's form, edits or not
 			m.setStatus(label+": mapping → "+next.Mapping+" without a restart", false)
 			return nil
 		}
