@@ -47,9 +47,6 @@ func cleanSeries(vals []float64) ([]float64, seriesStats) {
 // width is known before plotting.
 const chartLabelW = 7
 
-// plot draws vals with asciigraph in at most w x h cells. It guards what
-// asciigraph cannot take (an empty series, only NaNs, ±Inf, a width under
-// two, a height under one) and returns "" when there is nothing to draw.
 // A series whose range is below flatSpan of its magnitude is drawn over
 // mid ± flatPad of its magnitude.
 const (
@@ -57,6 +54,9 @@ const (
 	flatPad  = 0.05
 )
 
+// plot draws vals with asciigraph in at most w x h cells. It guards what
+// asciigraph cannot take (an empty series, only NaNs, ±Inf, a width under
+// two, a height under one) and returns "" when there is nothing to draw.
 func plot(vals []float64, w, h int) string {
 	// The label, one blank, the axis: chartLabelW+3 cells before the data.
 	plotW := w - chartLabelW - 3

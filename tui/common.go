@@ -28,7 +28,7 @@ var basePanes = []paneID{paneTree, panePipeline, paneCharts, paneMapping, paneCo
 
 // walkthroughPanes puts the narrative first: it is what a walkthrough is
 // read from, and shift+tab from it reaches the config it may stand in for.
-var walkthroughPanes = []paneID{paneNarrative, paneTree, panePipeline, paneCharts, paneMapping, paneConfig}
+var walkthroughPanes = append([]paneID{paneNarrative}, basePanes...)
 
 // paneTitles are the pane names shown in frames and tabs.
 var paneTitles = [numPanes]string{

@@ -257,7 +257,6 @@ func (p *mappingPane) render(focused bool) string {
 	return strings.Join(out, "\n")
 }
 
-// fixedX formats a speedup factor: 1.21, 341.
 // bestMapping returns the mapping the exploration predicts fastest.
 func bestMapping(m engine.MappingView) (engine.MappingGPS, bool) {
 	if len(m.All) == 0 {
@@ -266,6 +265,7 @@ func bestMapping(m engine.MappingView) (engine.MappingGPS, bool) {
 	return m.All[0], true // All is sorted best first
 }
 
+// fixedX formats a speedup factor: 1.21, 341.
 func fixedX(v float64) string {
 	if !finite(v) {
 		return "–"

@@ -20,12 +20,12 @@ type narrativePane struct {
 	c    *common
 	w, h int
 
-	index, count int
-	step         engine.Step
-	changes      string // what the step changes from the step before, "" for nothing
-	panes        string // the panes the step is about, by short name
-	departed     string // how the run departs from the step, "" when it runs the step
-	hint         string // the frame note when nothing scrolls
+	label    string // "step i of n"
+	step     engine.Step
+	changes  string // what the step changes from the step before, "" for nothing
+	panes    string // the panes the step is about, by short name
+	departed string // how the run departs from the step, "" when it runs the step
+	hint     string // the frame note when nothing scrolls
 
 	offset int // first content line shown
 	lines  int // content lines of the last render, for scrolling
@@ -44,10 +44,11 @@ func newNarrativePane(c *common) *narrativePane { return &narrativePane{c: c} }
 // SetSize sets the inner size of the pane.
 func (p *narrativePane) SetSize(w, h int) { p.w, p.h = w, h }
 
-// SetStep shows step index of count from the top. changes says what the
-// step changes in the configuration; panes names the panes it is about.
-func (p *narrativePane) SetStep(index, count int, s engine.Step, changes, panes string) {
-	p.index, p.count, p.step = index, count, s
+// SetStep shows step s, labelled "step i of n", from the top. changes says
+// what the step changes in the configuration; panes names the panes it is
+// about.
+func (p *narrativePane) SetStep(label string, s engine.Step, changes, panes string) {
+	p.label, p.step = label, s
 	p.changes, p.panes = changes, panes
 	p.offset = 0
 	p.version++
@@ -64,9 +65,6 @@ func (p *narrativePane) SetDeparted(d string) {
 
 // SetHint sets the frame note shown when the text does not scroll.
 func (p *narrativePane) SetHint(h string) { p.hint = h }
-
-// Departed returns how the run departs from the step, "" if it does not.
-func (p *narrativePane) Departed() string { return p.departed }
 
 // Update scrolls the text.
 func (p *narrativePane) Update(msg tea.KeyPressMsg) tea.Cmd {
@@ -101,10 +99,6 @@ func (p *narrativePane) render() string {
 		return ""
 	}
 	st := p.c.Styles
-	if p.count == 0 {
-		p.lines = 0
-		return st.Muted.Render("No walkthrough step.")
-	}
 	var lines []string
 	// lead styles the first line's leading words apart from the rest.
 	add := func(text, lead string, leadStyle, style lipgloss.Style) {
@@ -123,8 +117,7 @@ func (p *narrativePane) render() string {
 	}
 
 	s := p.step
-	lead := fmt.Sprintf("step %d of %d", p.index+1, p.count)
-	add(lead+" · "+s.Title, lead, st.Accent.Bold(true), st.Strong)
+	add(p.label+" · "+s.Title, p.label, st.Accent.Bold(true), st.Strong)
 	if s.Section != "" {
 		add(s.Section, "", st.Muted, st.Muted)
 	}

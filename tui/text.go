@@ -133,3 +133,7 @@ func joinColumns(blocks ...[]string) []string {
 	}
 	return out
 }
+
+// waitingText fills a pane that draws from snapshots until the first one
+// arrives.
+const waitingText = "waiting for the first snapshot…"

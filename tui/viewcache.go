@@ -1,8 +1,9 @@
 package tui
 
 // viewCache holds a pane's last rendering and the inputs it was rendered
-// from, so that View re-renders only when one of them changes: the renderer
-// calls View on every frame, far more often than a pane changes.
+// from, so that View re-renders only when one of them changes: Bubble Tea
+// calls the model's View after every message it handles, ticks, keys and
+// snapshots for any pane, far more often than one pane changes.
 type viewCache[K comparable] struct {
 	key  K
 	view string
@@ -17,7 +18,3 @@ func (c *viewCache[K]) get(key K, render func() string) string {
 	}
 	return c.view
 }
-
-// waitingText fills a pane that draws from snapshots until the first one
-// arrives.
-const waitingText = "waiting for the first snapshot…"

@@ -119,7 +119,7 @@ func (m *Model) showStep() {
 			names = append(names, markGlyph+" "+paneShort[p])
 		}
 	}
-	m.narr.SetStep(wt.step, len(wt.cfgs), s, wt.changes[wt.step], strings.Join(names, "  "))
+	m.narr.SetStep(wt.label(), s, wt.changes[wt.step], strings.Join(names, "  "))
 	m.relayout()
 }
 

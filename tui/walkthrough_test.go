@@ -212,6 +212,20 @@ func TestWalkthroughOffForRuns(t *testing.T) {
 // TestConfigFieldsCoverConfig keeps configFields in step with
 // engine.Config: a field missing there would make a step that changes it
 // look like no change at all.
+// TestPaneNamesMapToPanes checks that every pane a preset step may name
+// (engine.PaneNames, which ParsePreset enforces) is one the explorer can
+// mark: showStep skips names it does not know.
+func TestPaneNamesMapToPanes(t *testing.T) {
+	for _, name := range engine.PaneNames {
+		if _, ok := paneByName[name]; !ok {
+			t.Errorf("pane %q of engine.PaneNames has no pane in paneByName", name)
+		}
+	}
+	if len(paneByName) != len(engine.PaneNames) {
+		t.Errorf("paneByName has %d names, engine.PaneNames %d", len(paneByName), len(engine.PaneNames))
+	}
+}
+
 func TestConfigFieldsCoverConfig(t *testing.T) {
 	known := map[string]bool{}
 	for _, f := range configFields {
