@@ -45,7 +45,7 @@ type Model struct {
 	lay      layout
 	headerH  int
 
-	frames [numPanes]frameCache
+	frames [numPanes]viewCache[frameKey]
 
 	tree    *treePane
 	pipe    *pipelinePane
@@ -60,15 +60,14 @@ type Model struct {
 	marked [numPanes]bool
 }
 
-// frameCache keeps a pane's framed rendering until its content, note, size,
-// focus, walkthrough mark or styles change.
-type frameCache struct {
+// frameKey is what a pane's framed rendering depends on: its content, note,
+// size, focus, walkthrough mark and styles.
+type frameKey struct {
 	content, note string
 	w, h          int
 	focused       bool
 	marked        bool
 	styles        *Styles
-	out           string
 }
 
 // New returns the explorer's root model for cfg; its Init starts the run

@@ -130,15 +130,10 @@ func (m *Model) framedPane(p paneID, r rect) string {
 	case paneNarrative:
 		content, note = m.narr.View(), m.narr.Note()
 	}
-	fc := &m.frames[p]
-	focused, marked := p == m.focus, m.marked[p]
-	if fc.out != "" && fc.content == content && fc.note == note && fc.w == r.W && fc.h == r.H &&
-		fc.focused == focused && fc.marked == marked && fc.styles == m.com.Styles {
-		return fc.out
-	}
-	*fc = frameCache{content: content, note: note, w: r.W, h: r.H, focused: focused, marked: marked,
-		styles: m.com.Styles, out: frame(m.com.Styles, p.String(), note, content, r.W, r.H, focused, marked)}
-	return fc.out
+	k := frameKey{content: content, note: note, w: r.W, h: r.H, focused: p == m.focus, marked: m.marked[p], styles: m.com.Styles}
+	return m.frames[p].get(k, func() string {
+		return frame(k.styles, p.String(), k.note, k.content, k.w, k.h, k.focused, k.marked)
+	})
 }
 
 // footer is the status line and the short help for what has the focus.
