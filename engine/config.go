@@ -91,6 +91,13 @@ func RangeOf(field string) (Range, bool) {
 	return Ranges[i], true
 }
 
+// IntField returns the integer field of c with the given YAML name (one of
+// Ranges' fields), and false if c has no integer field of that name.
+func (c *Config) IntField(name string) (int64, bool) {
+	v, ok := c.intFields()[name]
+	return v, ok
+}
+
 // intFields returns the integer fields of c by YAML name.
 func (c *Config) intFields() map[string]int64 {
 	return map[string]int64{

@@ -146,28 +146,37 @@ type configField struct {
 	get      func(*engine.Config) string
 }
 
-func intField(name string, off, ppo bool, get func(*engine.Config) int) configField {
-	return configField{name, off, ppo, func(c *engine.Config) string { return strconv.Itoa(get(c)) }}
+// intField is the configField of the integer field name, read through
+// engine.Config.IntField. A name engine does not know is a programming
+// error, caught when the package initializes.
+func intField(name string, off, ppo bool) configField {
+	if _, ok := new(engine.Config).IntField(name); !ok {
+		panic("tui: engine.Config has no integer field " + name)
+	}
+	return configField{name, off, ppo, func(c *engine.Config) string {
+		v, _ := c.IntField(name)
+		return strconv.FormatInt(v, 10)
+	}}
 }
 
 // configFields are the fields a step may change, in the form's order.
 var configFields = []configField{
 	{"env", true, true, func(c *engine.Config) string { return c.Env }},
 	{"algo", true, true, func(c *engine.Config) string { return c.Algo }},
-	intField("batch", true, false, func(c *engine.Config) int { return c.Batch }),
-	intField("capacity", true, false, func(c *engine.Config) int { return c.Capacity }),
-	intField("fanout", true, false, func(c *engine.Config) int { return c.Fanout }),
-	intField("actors", true, false, func(c *engine.Config) int { return c.Actors }),
-	intField("learners", true, false, func(c *engine.Config) int { return c.Learners }),
-	intField("depth", true, false, func(c *engine.Config) int { return c.Depth }),
-	intField("envs", false, true, func(c *engine.Config) int { return c.Envs }),
-	intField("horizon", false, true, func(c *engine.Config) int { return c.Horizon }),
-	intField("epochs", false, true, func(c *engine.Config) int { return c.Epochs }),
-	intField("minibatches", false, true, func(c *engine.Config) int { return c.Minibatches }),
-	intField("gae", false, true, func(c *engine.Config) int { return c.GAE }),
+	intField("batch", true, false),
+	intField("capacity", true, false),
+	intField("fanout", true, false),
+	intField("actors", true, false),
+	intField("learners", true, false),
+	intField("depth", true, false),
+	intField("envs", false, true),
+	intField("horizon", false, true),
+	intField("epochs", false, true),
+	intField("minibatches", false, true),
+	intField("gae", false, true),
 	{"mapping", true, true, func(c *engine.Config) string { return c.Mapping }},
 	{"devices", true, true, func(c *engine.Config) string { return c.Devices }},
-	{"steps", true, true, func(c *engine.Config) string { return strconv.FormatInt(c.Steps, 10) }},
+	intField("steps", true, true),
 	{"duration", true, true, func(c *engine.Config) string { return c.Duration.String() }},
 	{"seed", true, true, func(c *engine.Config) string { return strconv.FormatUint(c.Seed, 10) }},
 }
