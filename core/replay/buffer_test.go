@@ -199,8 +199,11 @@ func TestBatchView(t *testing.T) {
 		}
 		for k := range v.Len() {
 			tag := float32(v.Idx[k])
-			if v.Idx[k] != batch.Idx[r[0]+k] || v.Rewards[k] != tag || v.Obs[3*k] != tag || v.NextObs[3*k+2] != tag+0.5 || v.Actions[2*k+1] != -tag {
-				t.Fatalf("View(%d, %d) row %d is not row %d of the batch", r[0], r[1], k, r[0]+k)
+			j := r[0] + k
+			if v.Idx[k] != batch.Idx[j] || v.Rewards[k] != tag || v.Obs[3*k] != tag || v.NextObs[3*k+2] != tag+0.5 || v.Actions[2*k+1] != -tag ||
+				v.Terminated[k] != batch.Terminated[j] || v.Truncated[k] != batch.Truncated[j] ||
+				v.Weights[k] != batch.Weights[j] || v.Priorities[k] != batch.Priorities[j] {
+				t.Fatalf("View(%d, %d) row %d is not row %d of the batch", r[0], r[1], k, j)
 			}
 		}
 		if v.Len() > 0 && &v.Obs[0] != &batch.Obs[3*r[0]] {
