@@ -9,8 +9,8 @@
 // beyond them (the design-space exploration, cycle simulations, host
 // micro-benchmarks) and returns markdown for people and data for scripts.
 //
-// experiment imports engine, bench, core and hw; nothing of the terminal
-// UI.
+// experiment imports engine, bench, core, hw and presets; nothing of the
+// terminal UI.
 package experiment
 
 import (

@@ -291,12 +291,16 @@ func TestMarkdownShape(t *testing.T) {
 // any step, and with only steps that did not run: each must still return
 // its markdown and say there is nothing measured.
 func TestNothingMeasured(t *testing.T) {
-	cases := map[string][]StepResult{
-		"no steps":    nil,
-		"interrupted": {{Index: 1, Title: "late"}, {Index: 0, Title: "early"}},
+	cases := map[string]struct {
+		steps    []StepResult
+		wantNote string // the not-run note the markdown must hold
+	}{
+		"no steps":    {nil, ""},
+		"interrupted": {[]StepResult{{Index: 1, Title: "late"}, {Index: 0, Title: "early"}}, notRunNote([]int{0, 1})},
 	}
 	for _, name := range []string{"table5", "relaxed-d", "heppo", "ppoaccel"} {
-		for cname, steps := range cases {
+		for cname, c := range cases {
+			steps := c.steps
 			if name == "ppoaccel" && cname == "no steps" {
 				continue // its model takes seconds; the interrupted case covers it
 			}
@@ -311,12 +315,8 @@ func TestNothingMeasured(t *testing.T) {
 			if strings.Contains(r.Markdown, "no step ran per step") {
 				t.Errorf("%s, %s: markdown says %q", name, cname, "no step ran per step")
 			}
-			wantNote := notRunNote(indices(steps))
-			if cname == "interrupted" {
-				wantNote = notRunNote([]int{0, 1})
-			}
-			if wantNote != "" && !strings.Contains(r.Markdown, wantNote) {
-				t.Errorf("%s, %s: markdown lacks %q", name, cname, wantNote)
+			if !strings.Contains(r.Markdown, c.wantNote) {
+				t.Errorf("%s, %s: markdown lacks %q", name, cname, c.wantNote)
 			}
 			if _, err := json.Marshal(r.Data); err != nil {
 				t.Errorf("%s, %s: json.Marshal: %v", name, cname, err)

@@ -191,7 +191,7 @@ func fanoutMarkdown(d FanoutData, quick bool) string {
 		b.WriteString(paragraph("The experiment's steps, with the fanout each ran; GPS over the whole run on each clock."))
 		t := newTable("step", "env", "algo", ">K", ">capacity", ">B", ">host GPS", ">sim GPS")
 		for _, r := range d.Steps {
-			t.add(fmt.Sprintf("%d. %s", r.Step+1, r.Title), r.Env, r.Algo, fmt.Sprint(r.Fanout), fmt.Sprint(r.Capacity),
+			t.add(stepName(r.Step, r.Title), r.Env, r.Algo, fmt.Sprint(r.Fanout), fmt.Sprint(r.Capacity),
 				fmt.Sprint(r.Batch), num(r.HostGPS), num(r.SimGPS))
 		}
 		b.WriteString(t.String())

@@ -326,7 +326,7 @@ func ppoSteps(done []StepResult) []PPOStepRow {
 // the return.
 func ppoStepTable(rows []PPOStepRow, withGAE bool) string {
 	if len(rows) == 0 {
-		return paragraph("No step ran: there is nothing measured to show.")
+		return nothingMeasured
 	}
 	head := []string{"step", "env", "mapping", ">N x T", ">epochs x minibatches"}
 	if withGAE {
@@ -335,11 +335,7 @@ func ppoStepTable(rows []PPOStepRow, withGAE bool) string {
 	head = append(head, ">env steps", ">predicted IPS", ">sim IPS", ">host IPS", "busiest")
 	t := newTable(head...)
 	for _, r := range rows {
-		mapping := r.Mapping
-		if r.Requested != "auto" {
-			mapping += " (set)"
-		}
-		cells := []string{fmt.Sprintf("%d. %s", r.Step+1, r.Title), r.Env, orDash(mapping),
+		cells := []string{stepName(r.Step, r.Title), r.Env, orDash(mappingCell(r.Mapping, r.Requested)),
 			fmt.Sprintf("%d x %d", r.Envs, r.Horizon), fmt.Sprintf("%d x %d", r.Epochs, r.Minibatch)}
 		if withGAE {
 			cells = append(cells, fmt.Sprint(r.GAE), returnCell(r.Mean100, r.Meaningful))

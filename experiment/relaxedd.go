@@ -74,7 +74,7 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 		"Host GPS is the real training on this machine, sim GPS the simulated platform; staleness counts",
 		"the priority updates a sampled batch missed before its own. Command: `rlx --batch --preset relaxed-d --out DIR`."))
 	if len(data.Rows) == 0 {
-		b.WriteString(paragraph("No step ran: there is nothing measured to show."))
+		b.WriteString(nothingMeasured)
 		b.WriteString(notRunNote(notRun))
 		rep.Markdown, rep.Data = b.String(), data
 		return rep, nil
@@ -88,7 +88,7 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 	t := newTable("step", "env", "algo", ">D", ">env steps", ">grad steps", ">episodes", ">mean-100 return",
 		">host GPS", ">sim GPS", fmt.Sprintf(">sim GPS vs D=%d", base.Depth), ">mean staleness", ">max staleness")
 	for _, r := range data.Rows {
-		t.add(fmt.Sprintf("%d. %s", r.Step+1, r.Title), r.Env, r.Algo, fmt.Sprint(r.Depth), fmt.Sprint(r.EnvSteps),
+		t.add(stepName(r.Step, r.Title), r.Env, r.Algo, fmt.Sprint(r.Depth), fmt.Sprint(r.EnvSteps),
 			fmt.Sprint(r.GradSteps), fmt.Sprint(r.Episodes), returnCell(r.Mean100, r.Meaningful),
 			num(r.HostGPS), num(r.SimGPS), speedup(ratio(r.SimGPS, base.SimGPS)),
 			fmt.Sprintf("%.2f", r.MeanStaleness), fmt.Sprint(r.MaxStaleness))

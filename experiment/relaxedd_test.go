@@ -128,6 +128,10 @@ func TestRelaxedDBase(t *testing.T) {
 			t.Errorf("%s: no column %q", test.name, test.head)
 		}
 		d := r.Data.(RelaxedDData)
+		if len(d.Rows) != len(test.depths) {
+			t.Errorf("%s: %d rows, want %d", test.name, len(d.Rows), len(test.depths))
+			continue
+		}
 		for i, row := range d.Rows {
 			if row.Depth != test.depths[i] {
 				t.Errorf("%s: row %d has depth %d, want %d", test.name, i, row.Depth, test.depths[i])

@@ -363,7 +363,7 @@ func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 		"more learners cost this pipeline on this host, not as 001's scaling: that is the next part. The return",
 		"column says whether a run learns at all; one short run per L cannot compare how fast they learn."))
 	if len(d.Steps) == 0 {
-		b.WriteString(paragraph("No step ran: there is nothing measured to show."))
+		b.WriteString(nothingMeasured)
 		b.WriteString(notRunNote(d.NotRun))
 		return
 	}
@@ -374,7 +374,7 @@ func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 		if r.MeasuredSF > 0 {
 			sf = fmt.Sprintf("%.2f", r.MeasuredSF)
 		}
-		t.add(fmt.Sprintf("%d. %s", r.Step+1, r.Title), fmt.Sprint(r.Learners), fmt.Sprint(r.Batch),
+		t.add(stepName(r.Step, r.Title), fmt.Sprint(r.Learners), fmt.Sprint(r.Batch),
 			fmt.Sprint(r.EnvSteps), fmt.Sprint(r.GradSteps), num(r.HostGPS), num(r.SimGPS),
 			speedup(r.Speedup), sf, returnCell(r.Mean100, r.Meaningful))
 	}

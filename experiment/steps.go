@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/rlxdev/rlx/engine"
 )
@@ -48,14 +47,14 @@ func notRunNote(notRun []int) string {
 	if len(notRun) == 0 {
 		return ""
 	}
-	n := make([]string, len(notRun))
+	n := make([]int, len(notRun))
 	for i, x := range notRun {
-		n[i] = strconv.Itoa(x + 1)
+		n[i] = x + 1
 	}
 	if len(n) == 1 {
-		return paragraph(fmt.Sprintf("Step %s did not run (the run was interrupted before it): it has no row.", n[0]))
+		return paragraph(fmt.Sprintf("Step %d did not run (the run was interrupted before it): it has no row.", n[0]))
 	}
-	return paragraph(fmt.Sprintf("Steps %s did not run (the run was interrupted before them): they have no row.", strings.Join(n, ", ")))
+	return paragraph(fmt.Sprintf("Steps %s did not run (the run was interrupted before them): they have no row.", joinInts(n)))
 }
 
 // perSecond returns count / seconds, or 0 when no time has passed or the
@@ -114,13 +113,26 @@ func returnCell(v *float64, meaningful bool) string {
 	return s
 }
 
-// stepLabel is "3. Hopper, batch 256": the step numbered from 1 with its
-// title.
-func stepLabel(s StepResult) string {
-	if s.Title == "" {
-		return strconv.Itoa(s.Index + 1)
+// stepName is "3. Hopper, batch 256": the 0-based step index numbered
+// from 1, with its title, as the tables' first column names a step.
+func stepName(index int, title string) string {
+	if title == "" {
+		return strconv.Itoa(index + 1)
 	}
-	return fmt.Sprintf("%d. %s", s.Index+1, s.Title)
+	return fmt.Sprintf("%d. %s", index+1, title)
+}
+
+// nothingMeasured is the whole measured part of a report none of whose
+// steps ran.
+var nothingMeasured = paragraph("No step ran: there is nothing measured to show.")
+
+// mappingCell is a step's mapping as the tables show it: marked when it
+// was set by hand rather than chosen by the exploration ("auto").
+func mappingCell(chosen, requested string) string {
+	if requested != "auto" {
+		return chosen + " (set)"
+	}
+	return chosen
 }
 
 // ranFor describes how long the steps ran: "1200-5000 environment steps,

@@ -281,15 +281,11 @@ func buildTable5(ctx context.Context, steps []StepResult, _ Options) (Report, er
 		"the last column says how the live workload differs from Table III."))
 	t := newTable("step", "env", "algo", ">B", "mapping", "Table V", ">predicted GPS", ">sim GPS", ">sim GPS recent", ">host GPS", "busiest", "workload vs Table III")
 	for _, r := range data.Measured {
-		mapping := r.Mapping
-		if r.Requested != "auto" {
-			mapping += " (set)"
-		}
-		t.add(fmt.Sprintf("%d. %s", r.Step+1, r.Title), r.Env, r.Algo, fmt.Sprint(r.Batch), orDash(mapping), orDash(r.Published),
+		t.add(stepName(r.Step, r.Title), r.Env, r.Algo, fmt.Sprint(r.Batch), orDash(mappingCell(r.Mapping, r.Requested)), orDash(r.Published),
 			num(r.PredictedGPS), num(r.SimGPS), num(r.SimGPSRecent), num(r.HostGPS), orDash(r.Busiest), r.Workload)
 	}
 	if len(data.Measured) == 0 {
-		b.WriteString(paragraph("No step ran: there is nothing measured to show."))
+		b.WriteString(nothingMeasured)
 	} else {
 		b.WriteString(t.String())
 	}
