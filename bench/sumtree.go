@@ -50,6 +50,16 @@ func DefaultSumTreeOptions() SumTreeOptions {
 	}
 }
 
+// Quick shrinks o to the sizes of rlx bench sumtree --quick: three short
+// repeats, two batch sizes and fanouts 4 to 64 in both sweeps. Seconds
+// instead of a minute; figures for tests, not for quoting.
+func (o *SumTreeOptions) Quick() {
+	o.Repeats, o.MinTime = 3, 20*time.Millisecond
+	o.Batches = []int{256, 2048}
+	o.Fanouts = []int{4, 8, 16, 32, 64}
+	o.LockFanouts = o.Fanouts
+}
+
 func (o *SumTreeOptions) fill() {
 	d := DefaultSumTreeOptions()
 	if o.Capacities == nil {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,10 +33,7 @@ about a minute; --quick takes a few seconds.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if quick {
-				opt.Repeats, opt.MinTime = 3, 20*time.Millisecond
-				opt.Batches = []int{256, 2048}
-				opt.Fanouts = []int{4, 8, 16, 32, 64}
-				opt.LockFanouts = opt.Fanouts
+				opt.Quick()
 			}
 			progress := func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }
 			res, err := bench.SumTree(cmd.Context(), opt, progress)
