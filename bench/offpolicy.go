@@ -381,12 +381,18 @@ func freeLearner(ctx context.Context, d, steps int) (float64, float64, error) {
 type ScalingConfig struct {
 	Learners  []int  // L values; nil: 1, 2
 	Batch     int    // B of single-learner ApeX; SPO learners take B/L; 0: 1024
-	H         int    // SPO local steps between averagings; 0: 10
+	H         int    // SPO local steps between averagings; 0: runtime.DefaultAverageEvery
 	GradSteps int    // policy updates per measurement; 0: 1000
 	Depth     int    // D; 0: 1, the strict loop the models assume
 	Hidden    []int  // Q network hidden sizes; nil: dqn.py's 120, 84
 	Procs     int    // GOMAXPROCS; 0: unchanged
 	Seed      uint64 // 0: 1
+}
+
+// DefaultScalingConfig is the measurement rlx bench offpolicy spo makes by
+// default; Scaling fills the zero fields of its config from it.
+func DefaultScalingConfig() ScalingConfig {
+	return ScalingConfig{Learners: []int{1, 2}, Batch: 1024, H: runtime.DefaultAverageEvery, GradSteps: 1000, Depth: 1, Seed: 1}
 }
 
 // ScalingRow is one measured configuration, with the model's prediction
@@ -428,23 +434,24 @@ type ScalingReport struct {
 // averaging; for data-parallel ApeX the sub-batch hand-off and the local
 // learners' weight copies are measured as transfers.
 func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
+	def := DefaultScalingConfig()
 	if cfg.Learners == nil {
-		cfg.Learners = []int{1, 2}
+		cfg.Learners = def.Learners
 	}
 	if cfg.Batch == 0 {
-		cfg.Batch = 1024
+		cfg.Batch = def.Batch
 	}
 	if cfg.H == 0 {
-		cfg.H = runtime.DefaultAverageEvery
+		cfg.H = def.H
 	}
 	if cfg.GradSteps == 0 {
-		cfg.GradSteps = 1000
+		cfg.GradSteps = def.GradSteps
 	}
 	if cfg.Depth == 0 {
-		cfg.Depth = 1
+		cfg.Depth = def.Depth
 	}
 	if cfg.Seed == 0 {
-		cfg.Seed = 1
+		cfg.Seed = def.Seed
 	}
 	rep := ScalingReport{Schema: OffPolicySchema, Batch: cfg.Batch, H: cfg.H, Depth: cfg.Depth, Rows: []ScalingRow{}}
 	for _, l := range cfg.Learners {

@@ -127,7 +127,8 @@ var spoLearners = []int{1, 2, 4}
 // two learners on two cores was seen to range from 0.8x to 1.9x between
 // runs, so the report keeps the median of three and shows the range.
 func spoScalingConfig(quick bool) (c bench.ScalingConfig, repeats int) {
-	c = bench.ScalingConfig{Learners: spoLearners, Batch: 1024, H: 10, GradSteps: 1000, Depth: 1, Seed: 1}
+	c = bench.DefaultScalingConfig()
+	c.Learners = spoLearners
 	if quick {
 		c.Batch, c.GradSteps = 256, 100
 		return c, 1

@@ -168,12 +168,13 @@ and the model of 001 Eq. 5.1-5.6 with the primitive times measured in the run.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&learners, "learners", "1,2", "learner counts L, comma-separated")
-	f.IntVar(&cfg.Batch, "batch", 1024, "B, the batch of single-learner ApeX (SPO learners take B/L)")
-	f.IntVar(&cfg.H, "h", runtime.DefaultAverageEvery, "H, local steps between weight averagings")
-	f.IntVar(&cfg.GradSteps, "grad-steps", 1000, "policy updates per measurement")
-	f.IntVar(&cfg.Depth, "depth", 1, "D of each replay manager")
+	def := bench.DefaultScalingConfig()
+	f.IntVar(&cfg.Batch, "batch", def.Batch, "B, the batch of single-learner ApeX (SPO learners take B/L)")
+	f.IntVar(&cfg.H, "h", def.H, "H, local steps between weight averagings")
+	f.IntVar(&cfg.GradSteps, "grad-steps", def.GradSteps, "policy updates per measurement")
+	f.IntVar(&cfg.Depth, "depth", def.Depth, "D of each replay manager")
 	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs (0: unchanged)")
-	f.Uint64Var(&cfg.Seed, "seed", 1, "seed")
+	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "seed")
 	f.BoolVar(&asJSON, "json", false, "emit JSON (schema "+bench.OffPolicySchema+") instead of a table")
 	return cmd
 }
