@@ -135,7 +135,7 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if d.rrun, err = runtime.New(rc, agent); err != nil {
 		return nil, err
 	}
-	p, err := loadPlatform(cfg.Devices)
+	p, err := LoadPlatform(cfg.Devices)
 	if err != nil {
 		return nil, err
 	}

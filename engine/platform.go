@@ -15,11 +15,12 @@ import (
 
 // DefaultDevices is the embedded platform a run uses when Config.Devices is
 // empty: the CPU, GPU, FPGA and PCIe of 000 Table IV.
-const DefaultDevices = "table-iv"
+const DefaultDevices = presets.DefaultDevices
 
-// loadPlatform returns the devices named by path: a YAML file, or the name
-// of an embedded device preset, or DefaultDevices when path is empty.
-func loadPlatform(path string) (*hw.Platform, error) {
+// LoadPlatform returns the devices named by path: the name of an embedded
+// device preset, or a YAML file, or DefaultDevices when path is empty. A
+// path that is neither is a FieldError naming the embedded presets.
+func LoadPlatform(path string) (*hw.Platform, error) {
 	if path == "" {
 		path = DefaultDevices
 	}

@@ -52,7 +52,7 @@ func TestHWNetMatchesTheDSEsDescription(t *testing.T) {
 }
 
 func TestPlace(t *testing.T) {
-	p, err := loadPlatform("")
+	p, err := LoadPlatform("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestPlace(t *testing.T) {
 	if err := pl.setMapping("X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
 		t.Errorf("setMapping(X-Y-Z) = %v", err)
 	}
-	if _, err := loadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
-		t.Errorf("loadPlatform(missing) = %v, want an error listing the embedded presets", err)
+	if _, err := LoadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
+		t.Errorf("LoadPlatform(missing) = %v, want an error listing the embedded presets", err)
 	}
 }

@@ -179,7 +179,7 @@ type ppoSim struct {
 }
 
 func newPPOSim(cfg Config, tr *ppo.Trainer) (*ppoSim, error) {
-	p, err := loadPlatform(cfg.Devices)
+	p, err := LoadPlatform(cfg.Devices)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func simulatedGPS(t *testing.T, s *offPolicySim, steps int) float64 {
 // exploration predicts for it (issue: within 10% once warm), with the
 // relaxed dependency of 000 §V-A (D = 50).
 func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
-	p, err := loadPlatform("")
+	p, err := LoadPlatform("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
 // the pace. G-C-G at B = 16384 has a CPU RMM and a GPU learner of similar
 // times, so the difference shows.
 func TestStrictLoopSerializes(t *testing.T) {
-	p, _ := loadPlatform("")
+	p, _ := LoadPlatform("")
 	const b = 16384
 	pl, err := place(p, hopperDDPG(t, b), "G-C-G")
 	if err != nil {

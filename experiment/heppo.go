@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/gae"
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -166,7 +167,7 @@ func heppoModel(ctx context.Context) (HEPPOData, string, error) {
 	if err != nil {
 		return data, "", err
 	}
-	p, err := platform(presets.DefaultDevices)
+	p, err := engine.LoadPlatform(presets.DefaultDevices)
 	if err != nil {
 		return data, "", err
 	}
@@ -177,7 +178,7 @@ func heppoModel(ctx context.Context) (HEPPOData, string, error) {
 		return data, "", err
 	}
 	const zcu = "heppo-zcu106"
-	z, err := platform(zcu)
+	z, err := engine.LoadPlatform(zcu)
 	if err != nil {
 		return data, "", err
 	}

@@ -28,7 +28,7 @@ var heppoSteps = func() []StepResult {
 // 004 §III and §V-D1: one element per ceil(loop/k) cycles, 300 M
 // elements/s per PE at k = 2, resources of Table IV growing as k².
 func TestHEPPOPipeline(t *testing.T) {
-	p, err := platform(presets.DefaultDevices)
+	p, err := engine.LoadPlatform(presets.DefaultDevices)
 	if err != nil {
 		t.Fatal(err)
 	}

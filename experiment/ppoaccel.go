@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -189,7 +190,7 @@ func ppoAccelModel(ctx context.Context) ([]PPOAccelModelRow, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	p, err := platform(presets.DefaultDevices)
+	p, err := engine.LoadPlatform(presets.DefaultDevices)
 	if err != nil {
 		return nil, "", err
 	}

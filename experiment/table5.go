@@ -90,7 +90,7 @@ func table5Model(ctx context.Context) ([]Table5ModelRow, int, string, error) {
 	if err != nil {
 		return nil, 0, "", err
 	}
-	p, err := platform(presets.DefaultDevices)
+	p, err := engine.LoadPlatform(presets.DefaultDevices)
 	if err != nil {
 		return nil, 0, "", err
 	}

@@ -4,35 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
-	"github.com/rlxdev/rlx/presets"
 	"github.com/spf13/cobra"
 )
 
 // dseSchema versions the JSON of `rlx dse` (docs/dse.md).
 const dseSchema = "rlx.dse/v1"
 
-// loadPlatform reads a device file, or the embedded Table IV platform when
-// path is empty. A bad file is a usage error: it is the user's input.
+// loadPlatform is engine.LoadPlatform for --devices; a bad file or name is
+// a usage error: it is the user's input.
 func loadPlatform(path string) (*hw.Platform, error) {
-	name := presets.DefaultDevices
-	var data []byte
-	var err error
-	if path == "" {
-		data, err = presets.Device(name)
-	} else {
-		name = path
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, usageError{err}
-	}
-	p, err := hw.ParsePlatform(name, data)
+	p, err := engine.LoadPlatform(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -112,7 +99,7 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong")
 	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); default: Table III's")
 	f.IntVar(&batch, "batch", 0, "learner batch size B")
-	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml); default: Table IV")
+	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml) or an embedded platform name; default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")
 	return cmd
