@@ -45,18 +45,24 @@ type pass struct {
 
 // hwNet describes a network to the hardware models.
 func hwNet(p pass) hw.Net {
-	n := hw.Net{Name: p.name, FW: p.fw, BW: p.bw, WA: p.wa}
-	for _, l := range p.shape.Layers {
+	return hw.Net{Name: p.name, FW: p.fw, BW: p.bw, WA: p.wa, Layers: HWLayers(p.shape)}
+}
+
+// HWLayers describes the layers of a core/nn network to the hardware
+// models: its dense and convolution layers, with their sizes. Scale layers
+// (pixel normalization) have no multiply-accumulates and are left out.
+func HWLayers(s nn.Shape) []hw.Layer {
+	var layers []hw.Layer
+	for _, l := range s.Layers {
 		switch l.Kind {
 		case "dense":
-			n.Layers = append(n.Layers, hw.Layer{Kind: hw.Dense, In: l.In.Size(), Out: l.Out.Size()})
+			layers = append(layers, hw.Layer{Kind: hw.Dense, In: l.In.Size(), Out: l.Out.Size()})
 		case "conv":
-			n.Layers = append(n.Layers, hw.Layer{Kind: hw.Conv, In: l.In.C, Out: l.Out.C,
+			layers = append(layers, hw.Layer{Kind: hw.Conv, In: l.In.C, Out: l.Out.C,
 				Kernel: l.Kernel, Stride: l.Stride, InH: l.In.H, InW: l.In.W})
 		}
-		// Scale layers (pixel normalization) have no multiply-accumulates.
 	}
-	return n
+	return layers
 }
 
 // placement is where a run's primitives execute on the simulated platform

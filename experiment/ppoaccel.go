@@ -86,15 +86,7 @@ func ppoNetwork(name string, pub *published) (layers []hw.Layer, obsWords, actWo
 		if err != nil {
 			return nil, 0, 0, 0, err
 		}
-		for _, l := range net.Shape().Layers {
-			switch l.Kind {
-			case "dense":
-				layers = append(layers, hw.Layer{Kind: hw.Dense, In: l.In.Size(), Out: l.Out.Size()})
-			case "conv":
-				layers = append(layers, hw.Layer{Kind: hw.Conv, In: l.In.C, Out: l.Out.C,
-					Kernel: l.Kernel, Stride: l.Stride, InH: l.In.H, InW: l.In.W})
-			}
-		}
+		layers = engine.HWLayers(net.Shape())
 		// Frames travel as bytes, four to a word; one discrete action.
 		// The policy and value heads share the ConvNet: one CU (003 §3.1).
 		return layers, 4 * 84 * 84 / 4, 1, 1, nil
