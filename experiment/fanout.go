@@ -17,8 +17,8 @@ type FanoutData struct {
 	Goroutines int             `json:"goroutines"`
 	LockBatch  int             `json:"lock_batch"`
 	Best       []FanoutBestRow `json:"best"`
-	Sweep      []FanoutLockRow `json:"sweep"`
-	Ops        []FanoutOpRow   `json:"ops"`
+	Sweep      []bench.Locks   `json:"sweep"` // every point of the two-lock experiment
+	Ops        []bench.OpNs    `json:"ops"`   // the batched tree operations, ns per index
 	Steps      []FanoutStepRow `json:"steps"`
 	NotRun     []int           `json:"not_run,omitempty"`
 }
@@ -33,25 +33,6 @@ type FanoutBestRow struct {
 	// not swept.
 	PublishedK          int     `json:"published_k,omitempty"`
 	SpeedupAtPublishedK float64 `json:"speedup_at_published_k,omitempty"`
-}
-
-// FanoutLockRow is one point of the two-lock experiment (002 Fig. 9).
-type FanoutLockRow struct {
-	Capacity   int     `json:"capacity"`
-	Fanout     int     `json:"fanout"`
-	Locking    string  `json:"locking"` // "two-locks" or "global-lock" (binary tree)
-	RoundsPerS float64 `json:"rounds_per_s"`
-	Speedup    float64 `json:"speedup"` // over the global lock on the binary tree
-}
-
-// FanoutOpRow is the host time per index of one batched tree operation.
-type FanoutOpRow struct {
-	Op         string  `json:"op"`   // "find" (FindBatch) or "set" (SetBatch)
-	Tree       string  `json:"tree"` // "k-ary" or "binary"
-	Fanout     int     `json:"fanout"`
-	Capacity   int     `json:"capacity"`
-	Batch      int     `json:"batch"`
-	NsPerIndex float64 `json:"ns_per_index"`
 }
 
 // FanoutStepRow is one live run of the fanout experiment.
@@ -93,14 +74,10 @@ func buildFanout(ctx context.Context, steps []StepResult, opt Options) (Report, 
 	if err != nil {
 		return rep, fmt.Errorf("measuring the sum tree: %w", err)
 	}
-	data := FanoutData{Host: res.Host, Goroutines: so.Goroutines, LockBatch: so.LockBatch}
+	data := FanoutData{Host: res.Host, Goroutines: so.Goroutines, LockBatch: so.LockBatch, Sweep: res.Locks, Ops: res.Ops}
 	published := map[int]int{}
 	for _, b := range pub.ParallelReplay.BestFanout {
 		published[b.Capacity] = b.K
-	}
-	for _, l := range res.Locks {
-		data.Sweep = append(data.Sweep, FanoutLockRow{Capacity: l.Capacity, Fanout: l.Fanout, Locking: l.Locking,
-			RoundsPerS: l.RoundsPerS, Speedup: l.Speedup})
 	}
 	for _, bk := range res.BestK {
 		row := FanoutBestRow{Capacity: bk.Capacity, K: bk.Fanout, Speedup: bk.Speedup, PublishedK: published[bk.Capacity]}
@@ -110,10 +87,6 @@ func buildFanout(ctx context.Context, steps []StepResult, opt Options) (Report, 
 			}
 		}
 		data.Best = append(data.Best, row)
-	}
-	for _, o := range res.Ops {
-		data.Ops = append(data.Ops, FanoutOpRow{Op: o.Op, Tree: o.Tree, Fanout: o.Fanout, Capacity: o.Capacity,
-			Batch: o.Batch, NsPerIndex: o.NsPerIndex})
 	}
 	done, notRun := ran(steps)
 	for _, s := range done {
@@ -225,7 +198,7 @@ func fanoutVerdict(d FanoutData) string {
 }
 
 // fanoutOpsTables renders the per-index costs, one table per operation.
-func fanoutOpsTables(ops []FanoutOpRow) string {
+func fanoutOpsTables(ops []bench.OpNs) string {
 	if len(ops) == 0 {
 		return ""
 	}
@@ -272,7 +245,7 @@ func fanoutOpsTables(ops []FanoutOpRow) string {
 }
 
 // treeName is "binary" or "K=16".
-func treeName(o FanoutOpRow) string {
+func treeName(o bench.OpNs) string {
 	if o.Tree == "binary" {
 		return "binary"
 	}
