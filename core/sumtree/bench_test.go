@@ -126,9 +126,9 @@ func BenchmarkSetBatch(b *testing.B) {
 }
 
 // BenchmarkSetBatchInCache repeats one batch of 2048 updates, so that after
-// the first round every line its paths touch is in the cache: the time left
-// is the update's own work, and BenchmarkSetBatch at the same shape minus
-// this is what its cache misses cost.
+// the first round every line its paths touch is in L2 (about 700 KB; not in
+// L1): BenchmarkSetBatch at the same shape minus this is what its misses
+// beyond L2 cost.
 func BenchmarkSetBatchInCache(b *testing.B) {
 	const capacity, batch = 1 << 20, 2048
 	idx, p := updatePool(capacity)
@@ -159,4 +159,82 @@ func log2(n int) int {
 		l++
 	}
 	return l
+}
+
+// BenchmarkSetBatchPhases times the parts of SetBatch separately at capacity
+// 2^20, B = 2048: the validation, the leaf writes alone, the sparse levels
+// (updatePaths: leaves, their parents' sums and the running sums above, path
+// by path) and the dense levels (recomputed whole). "cold" rotates through
+// the update pool as BenchmarkSetBatch does; "warm" repeats one batch, as
+// BenchmarkSetBatchInCache does. docs/sumtree.md uses it to show where an
+// update's time goes.
+func BenchmarkSetBatchPhases(b *testing.B) {
+	const capacity, batch = 1 << 20, 2048
+	idxPool, pPool := updatePool(capacity)
+	for _, k := range []int{8, 16} {
+		tr, _ := benchTree(b, capacity, k)
+		lowest := len(tr.levels) - 2
+		dense := lowest
+		for dense >= 0 && tr.levels[dense].count > batch {
+			dense--
+		}
+		phases := []struct {
+			name string
+			run  func(idx []int, p []float64)
+		}{
+			{"validate", func(idx []int, p []float64) { _ = tr.validate(idx, p) }},
+			{"leaves", tr.writeLeaves},
+			{"sparse", func(idx []int, p []float64) { tr.updatePaths(idx, p, dense+1) }},
+			{"dense", func([]int, []float64) {
+				for d := dense; d >= 0; d-- {
+					tr.recomputeLevel(d)
+				}
+			}},
+			{"all", func(idx []int, p []float64) { _ = tr.SetBatch(idx, p) }},
+		}
+		for _, cold := range []bool{true, false} {
+			for _, ph := range phases {
+				name := fmt.Sprintf("K=%d/warm/%s", k, ph.name)
+				if cold {
+					name = fmt.Sprintf("K=%d/cold/%s", k, ph.name)
+				}
+				b.Run(name, func(b *testing.B) {
+					off := 0
+					for b.Loop() {
+						ph.run(idxPool[off:off+batch], pPool[off:off+batch])
+						if cold {
+							off = (off + batch) % (benchPool - batch)
+						}
+					}
+					reportPerIndex(b, batch)
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkLatency follows a random cycle through arrays of 1, 8 and 64 MB,
+// one dependent load per cache line: the machine's load latency from L2, L3
+// and memory. SetBatch at capacity 2^20 misses L2 on about three lines per
+// update (a leaf, and its parent's values and running sums), in the 8-10 MB
+// of the tree; this latency, divided by the misses a core can have in
+// flight, bounds how fast it can go.
+func BenchmarkLatency(b *testing.B) {
+	for _, mb := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
+			lines := mb << 20 / 64
+			next := make([]int, lines*lineNodes)
+			order := rand.New(rand.NewPCG(21, 22)).Perm(lines)
+			for k, line := range order {
+				next[line*lineNodes] = order[(k+1)%lines] * lineNodes
+			}
+			p := order[0] * lineNodes
+			for b.Loop() {
+				p = next[p]
+			}
+			if p%lineNodes != 0 {
+				b.Fatal("the chase left the cycle")
+			}
+		})
+	}
 }
