@@ -97,7 +97,8 @@ func New(capacity, fanout int) (*Tree, error) {
 	}
 	t.slots = alignedFloat64s(pos)
 	if n := len(t.levels); n >= 3 {
-		t.prefetchLeaves = havePrefetch && t.stride <= maxPrefetchLines*lineNodes
+		leafBytes := 8 * (len(t.slots) - t.levels[n-1].start)
+		t.prefetchLeaves = havePrefetch && (t.stride <= maxPrefetchLines*lineNodes || leafBytes >= minWidePrefetchBytes)
 		parentBytes := 8 * (t.levels[n-1].start - t.levels[n-2].start)
 		t.prefetchParents = t.prefetchLeaves && parentBytes >= minParentPrefetchBytes
 	}

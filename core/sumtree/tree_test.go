@@ -275,18 +275,22 @@ func TestSetBatchEqualsRebuild(t *testing.T) {
 	}
 }
 
-// TestLargeTreeSetBatchEqualsRebuild runs SetBatch on trees whose level of
-// leaves' parents is large enough for updatePaths to prefetch it as well.
+// TestLargeTreeSetBatchEqualsRebuild runs SetBatch on trees large enough for
+// updatePaths to prefetch more: the level of the leaves' parents (K = 8 and
+// 16), or groups of leaves wider than maxPrefetchLines (K = 128).
 func TestLargeTreeSetBatchEqualsRebuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates 32-64 MB trees")
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, c := range []struct{ k, log2Cap int }{{8, 22}, {16, 23}} {
+	for _, c := range []struct {
+		k, log2Cap int
+		parents    bool // whether the parents' groups are prefetched too
+	}{{8, 22, true}, {16, 23, true}, {128, 22, false}} {
 		k := c.k
 		tr := mustNew(t, 1<<c.log2Cap, k)
-		if !tr.prefetchParents && havePrefetch {
-			t.Fatalf("K=%d: capacity 2^%d should prefetch its leaves' parents", k, c.log2Cap)
+		if havePrefetch && (!tr.prefetchLeaves || tr.prefetchParents != c.parents) {
+			t.Fatalf("K=%d: capacity 2^%d prefetches leaves %v, parents %v; want true, %v", k, c.log2Cap, tr.prefetchLeaves, tr.prefetchParents, c.parents)
 		}
 		idx := make([]int, 2048)
 		p := make([]float64, len(idx))

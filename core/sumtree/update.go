@@ -168,12 +168,25 @@ func (t *Tree) update(idx []int, p []float64) {
 const pathChunk = 64
 
 // maxPrefetchLines is the widest group of leaves, in cache lines, whose lines
-// updatePaths prefetches. A chunk of wider groups asks for more lines than
-// the CPU can have in flight, and the prefetches then hold up the updates.
-// Measured at capacity 2^20, B = 2048, with and without the prefetch: K = 8
-// 20.6 against 21.5 ns per index, K = 16 20.4 against 22.8; K = 32 45.7
-// against 40.9, K = 128 103 against 91, K = 256 195 against 155.
+// updatePaths prefetches whatever the size of the tree. A chunk of wider
+// groups asks for more lines than the CPU can have in flight; where the
+// leaves mostly sit in L3 the prefetches then hold up the updates about as
+// much as they help, and by how much depends on where the linker happens to
+// place the loops (K = 32 at capacity 2^20 measured 34 ns per index with the
+// prefetch in one build and 47 in another, against 37-38 without). Measured
+// at 2^20, B = 2048, with and without: K = 8 20.6 against 21.5, K = 16 20.4
+// against 22.8; K = 128 103 against 91, K = 256 195 against 155. Where the
+// leaves are minWidePrefetchBytes or more, see below.
 const maxPrefetchLines = 2
+
+// minWidePrefetchBytes is the size of the level of leaves from which
+// updatePaths prefetches groups of any width: beyond the 8-16 MB of L3 a
+// core gets here (BenchmarkLatency: 45 ns a line in 8 MB, 186 in 64 MB) the
+// leaves' misses go to memory, and overlapping them pays for any number of
+// prefetches. Measured with and without at capacity 2^24 (128 MB of
+// leaves), B = 2048, A B B A twice: K = 32 121 against 136 ns per index,
+// K = 64 164 against 204, K = 128 221 against 300, K = 256 328 against 404.
+const minWidePrefetchBytes = 32 << 20
 
 // minParentPrefetchBytes is the size of the level of the leaves' parents
 // from which updatePaths prefetches their groups too, before summing the
