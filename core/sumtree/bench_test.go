@@ -96,6 +96,28 @@ func BenchmarkFindBatch(b *testing.B) {
 	}
 }
 
+// BenchmarkFindBatchOtherFanouts covers fanouts without a vector kernel
+// (not a multiple of 4, or groups padded to a power of two or whole lines),
+// which search through the portable code on every CPU, at B = 2048.
+func BenchmarkFindBatchOtherFanouts(b *testing.B) {
+	const batch = 2048
+	for _, capacity := range benchCaps {
+		for _, k := range []int{3, 5, 6, 12} {
+			tr, _ := benchTree(b, capacity, k)
+			pool := queryPool(tr.Total())
+			b.Run(fmt.Sprintf("cap=2^%d/K=%d/B=%d", log2(capacity), k, batch), func(b *testing.B) {
+				out := make([]int, batch)
+				off := 0
+				for b.Loop() {
+					tr.FindBatch(pool[off:off+batch], out)
+					off = (off + batch) % (benchPool - batch)
+				}
+				reportPerIndex(b, batch)
+			})
+		}
+	}
+}
+
 func BenchmarkSetBatch(b *testing.B) {
 	for _, capacity := range benchCaps {
 		idxPool, pPool := updatePool(capacity)

@@ -91,6 +91,12 @@ func (t *Tree) descend(d, j int, u float64) (c int, next, partial float64) {
 	if d == len(t.levels)-2 {
 		return t.descendLeaves(g, u)
 	}
+	return t.descendGroup(g, u)
+}
+
+// descendGroup is descend for the group of internal nodes at slot g: it
+// counts the group's running sums that are <= u.
+func (t *Tree) descendGroup(g int, u float64) (c int, next, partial float64) {
 	prefix := t.bits[g+t.stride : g+t.stride+t.fanout : g+t.stride+t.fanout]
 	c = countAtMost(prefix, int64(math.Float64bits(u)))
 	if c == t.fanout {

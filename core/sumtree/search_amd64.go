@@ -33,8 +33,8 @@ func searchLeavesVector(leaves []float64, stride, fanout int, js []int, rest []f
 const havePrefetch = true
 
 // prefetchGroups prefetches, for every query q with js[q] = j >= 0, the
-// cache lines of the fanout slots at first[j*span]. The vector searches run
-// it over a chunk before searching: each query's search is a dependent
+// cache lines of the fanout slots at first[j*span]. The searches run it
+// over a chunk before searching a level: each query's search is a dependent
 // chain that waits on its miss, and without the prefetch the reorder buffer
 // fills after a few queries and leaves most of the memory latency exposed
 // (measured at capacity 2^24, K = 16: 129 ns per query without the pass,
