@@ -189,7 +189,8 @@ func log2(n int) int {
 // by path) and the dense levels (recomputed whole). "cold" rotates through
 // the update pool as BenchmarkSetBatch does; "warm" repeats one batch, as
 // BenchmarkSetBatchInCache does. docs/sumtree.md uses it to show where an
-// update's time goes.
+// update's time goes. Phases run alone leave ancestors stale; only their
+// times are read.
 func BenchmarkSetBatchPhases(b *testing.B) {
 	const capacity, batch = 1 << 20, 2048
 	idxPool, pPool := updatePool(capacity)
