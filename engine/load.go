@@ -9,6 +9,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/rlxdev/rlx/internal/yamldoc"
 )
 
 // ParseConfig decodes a run configuration from YAML and validates it. name
@@ -17,7 +19,7 @@ import (
 // fields are errors, so a misspelt field is never silently ignored.
 func ParseConfig(name string, data []byte) (Config, error) {
 	var c Config
-	if err := yaml.UnmarshalWithOptions(data, &c, yaml.DisallowUnknownField()); err != nil {
+	if err := yamldoc.Decode(data, &c); err != nil {
 		return c, fmt.Errorf("%s:%s", name, yamlMessage(err))
 	}
 	if err := c.Validate(); err != nil {

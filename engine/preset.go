@@ -8,8 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-
+	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -77,7 +76,7 @@ const DefaultPreset = "cartpole-dqn-per"
 // are one line each: "file:line:col: what is wrong and what is accepted".
 func ParsePreset(file string, data []byte) (Preset, error) {
 	var p Preset
-	if err := yaml.UnmarshalWithOptions(data, &p, yaml.DisallowUnknownField()); err != nil {
+	if err := yamldoc.Decode(data, &p); err != nil {
 		return p, fmt.Errorf("%s:%s", file, yamlMessage(err))
 	}
 	at := func(path string) string { return file + ":" + fieldPosition(data, path) }

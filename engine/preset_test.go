@@ -115,6 +115,8 @@ func TestPresetSchemaErrors(t *testing.T) {
 		{head + "kind: walkthrough\n" + step + "  - title: u\n    text: more\n    set:\n      batch: 70000\n",
 			"x.yaml:12:14: step 2 (u): batch 70000 is not allowed: learner batch size B must be 1..65536"},
 		{head + "kind: walkthrough\n" + step + "    set:\n      algo: ddpg\n", "step 1 (t): algo \"ddpg\" is not allowed"},
+		// The YAML decoder panicked on this (an unknown tag on a list).
+		{head + "kind: walkthrough\nsteps: !x 0\n", "x.yaml:"},
 	} {
 		_, err := ParsePreset("x.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -9,6 +9,8 @@ import (
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/rlxdev/rlx/internal/yamldoc"
 )
 
 // ParsePlatform decodes a platform YAML document and validates every field.
@@ -18,7 +20,7 @@ import (
 // can be found, the line:column of the value.
 func ParsePlatform(name string, data []byte) (*Platform, error) {
 	var p Platform
-	if err := yaml.UnmarshalWithOptions(data, &p, yaml.DisallowUnknownField()); err != nil {
+	if err := yamldoc.Decode(data, &p); err != nil {
 		return nil, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
 	}
 	problems := p.validate()
