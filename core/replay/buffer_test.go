@@ -148,17 +148,27 @@ func TestSampleEmpty(t *testing.T) {
 	}
 }
 
+// sampleTagged fills a buffer of 50 slots with tagged transitions (obs 3,
+// action 2) and returns a batch of n sampled with the given seed.
+func sampleTagged(t *testing.T, n int, seed uint64) Batch {
+	t.Helper()
+	b := mustNew(t, testConfig(50))
+	for i := range 50 {
+		if err := b.Add(tagged(float32(i), 3, 2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var batch Batch
+	if err := b.Sample(&batch, n, rand.New(rand.NewPCG(seed, seed))); err != nil {
+		t.Fatal(err)
+	}
+	return batch
+}
+
 // TestSampleGathersRows checks that every sampled row is the transition
 // stored in the sampled slot.
 func TestSampleGathersRows(t *testing.T) {
-	b := mustNew(t, testConfig(50))
-	for i := range 50 {
-		_ = b.Add(tagged(float32(i), 3, 2))
-	}
-	var batch Batch
-	if err := b.Sample(&batch, 200, rand.New(rand.NewPCG(2, 2))); err != nil {
-		t.Fatal(err)
-	}
+	batch := sampleTagged(t, 200, 2)
 	for k, s := range batch.Idx {
 		tag := float32(s)
 		want := tagged(tag, 3, 2)
@@ -181,14 +191,7 @@ func TestSampleGathersRows(t *testing.T) {
 // TestBatchView checks that a view holds exactly the rows asked for, at the
 // widths of the batch, sharing its memory, and that rows out of range panic.
 func TestBatchView(t *testing.T) {
-	b := mustNew(t, testConfig(50))
-	for i := range 50 {
-		_ = b.Add(tagged(float32(i), 3, 2))
-	}
-	var batch Batch
-	if err := b.Sample(&batch, 10, rand.New(rand.NewPCG(3, 3))); err != nil {
-		t.Fatal(err)
-	}
+	batch := sampleTagged(t, 10, 3)
 	for _, r := range [][2]int{{0, 10}, {3, 7}, {9, 10}, {4, 4}} {
 		var v Batch
 		batch.View(&v, r[0], r[1])
