@@ -174,14 +174,12 @@ func (m *Model) switchMapping(mapping string) error {
 		return err
 	}
 	m.mapping.SetStatus("switching to "+mapping+" from the next gradient step…", false)
-	cfg := m.cfg
-	cfg.Mapping = mapping
+	m.cfg.Mapping = mapping
 	if m.form.Dirty() {
-		m.cfg = cfg
 		m.syncDeparture()
-		return nil
+	} else {
+		m.setConfig(m.cfg)
 	}
-	m.setConfig(cfg)
 	return nil
 }
 

@@ -209,9 +209,6 @@ func TestWalkthroughOffForRuns(t *testing.T) {
 	}
 }
 
-// TestConfigFieldsCoverConfig keeps configFields in step with
-// engine.Config: a field missing there would make a step that changes it
-// look like no change at all.
 // TestPaneNamesMapToPanes checks that every pane a preset step may name
 // (engine.PaneNames, which ParsePreset enforces) is one the explorer can
 // mark: showStep skips names it does not know.
@@ -226,6 +223,9 @@ func TestPaneNamesMapToPanes(t *testing.T) {
 	}
 }
 
+// TestConfigFieldsCoverConfig keeps configFields in step with
+// engine.Config: a field missing there would make a step that changes it
+// look like no change at all.
 func TestConfigFieldsCoverConfig(t *testing.T) {
 	known := map[string]bool{}
 	for _, f := range configFields {
