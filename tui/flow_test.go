@@ -2,6 +2,8 @@ package tui
 
 import (
 	"bytes"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,7 +32,7 @@ func waitOutput(t *testing.T, tm *teatest.TestModel, want string) {
 
 // waitFor waits until cond holds (state outside the program: the scripted
 // starter and runs, which lock).
-func waitFor(t *testing.T, tm *teatest.TestModel, what string, cond func() bool) {
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(flowWait)
 	for !cond() {
@@ -41,37 +43,103 @@ func waitFor(t *testing.T, tm *teatest.TestModel, what string, cond func() bool)
 	}
 }
 
-// waitLive waits until the starter has started n runs and the model has
-// taken the last one (it has read the run's started event).
-func waitLive(t *testing.T, tm *teatest.TestModel, st *scriptedStarter, n int) *scriptedRun {
+// probed wraps the root model in a flow and publishes, after every message,
+// what the flow asserts on, so that a flow waits for the model to reach a
+// state (never for time) before its next key.
+type probed struct {
+	*Model
+	seen atomic.Pointer[modelState]
+}
+
+// modelState is what a flow can see of the model between two messages.
+type modelState struct {
+	run     LiveRun
+	seq     uint64 // of the snapshot shown; 0 before the first
+	state   engine.State
+	chosen  string // the mapping the snapshot runs
+	paused  bool
+	focus   string
+	starts  int // runs started (the generation)
+	config  engine.Config
+	walkStp int
+}
+
+func (s *modelState) String() string {
+	return fmt.Sprintf("run %d, snapshot %d (%s, mapping %q), paused %v, focus %q, step %d",
+		s.starts, s.seq, s.state, s.chosen, s.paused, s.focus, s.walkStp)
+}
+
+func probe(m *Model) *probed {
+	p := &probed{Model: m}
+	p.publish()
+	return p
+}
+
+func (p *probed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.Model.Update(msg)
+	p.publish()
+	return p, cmd
+}
+
+func (p *probed) publish() {
+	m := p.Model
+	s := &modelState{run: m.run, paused: m.paused, focus: m.Focus(), starts: m.gen, config: m.cfg, walkStp: m.Step()}
+	if m.snap != nil {
+		s.seq, s.state, s.chosen = m.snap.Seq, m.snap.State, m.snap.Mapping.Chosen
+	}
+	p.seen.Store(s)
+}
+
+// waitModel waits until the model's state satisfies cond; on a time-out it
+// says what it waited for and the last state seen, in one line.
+func waitModel(t *testing.T, p *probed, what string, cond func(*modelState) bool) *modelState {
+	t.Helper()
+	deadline := time.Now().Add(flowWait)
+	for {
+		s := p.seen.Load()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitLive waits until the starter has started n runs and the model runs
+// the last one.
+func waitLive(t *testing.T, p *probed, st *scriptedStarter, n int) *scriptedRun {
 	t.Helper()
 	var run *scriptedRun
-	waitFor(t, tm, "run to go live", func() bool {
+	waitFor(t, fmt.Sprintf("run %d to start", n), func() bool {
 		r, cfgs := st.last()
 		run = r
-		return len(cfgs) == n && r != nil && len(r.events) == 0
+		return len(cfgs) == n && r != nil
 	})
+	waitModel(t, p, fmt.Sprintf("the model to take run %d", n), func(s *modelState) bool { return s.run == LiveRun(run) })
 	return run
 }
 
 func finalModel(t *testing.T, tm *teatest.TestModel) *Model {
 	t.Helper()
-	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(*Model)
+	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(flowWait)).(*probed)
 	if !ok {
-		t.Fatal("the final model is not a *Model")
+		t.Fatal("the final model is not the probed *Model")
 	}
-	return fm
+	return fm.Model
 }
 
 // TestFlowStartEditSwitchPauseQuit is the flow: start, change the
 // batch size in the config form, switch the mapping, pause, quit.
 func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 	st := &scriptedStarter{}
-	tm := teatest.NewTestModel(t, New(t.Context(), st.start, hopperConfig()), teatest.WithInitialTermSize(120, 40))
+	p := probe(New(t.Context(), st.start, hopperConfig()))
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40))
 
 	// Start: the run is started at once and drawn.
 	waitOutput(t, tm, "running")
-	waitLive(t, tm, st, 1)
+	waitLive(t, p, st, 1)
 	if _, cfgs := st.last(); len(cfgs) != 1 || cfgs[0].Batch != 16384 {
 		t.Fatalf("started %+v", cfgs)
 	}
@@ -83,7 +151,7 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	tm.Type("4096")
 	tm.Send(keyCode(tea.KeyEnter))
-	run := waitLive(t, tm, st, 2)
+	run := waitLive(t, p, st, 2)
 	if _, cfgs := st.last(); cfgs[1].Batch != 4096 {
 		t.Fatalf("restarted with %+v, want batch 4096", cfgs[1])
 	}
@@ -96,25 +164,22 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
 	tm.Send(keyCode(tea.KeyDown))
 	tm.Send(keyCode(tea.KeyEnter))
-	waitFor(t, tm, "SetMapping(G-G-G)", func() bool {
-		_, _, maps := run.calls()
-		return len(maps) == 1 && maps[0] == "G-G-G"
-	})
+	waitModel(t, p, "the switch to G-G-G", func(s *modelState) bool { return s.chosen == "G-G-G" })
 
-	// Pause.
+	// Pause: the model has seen the run's paused snapshot before q.
 	tm.Send(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
-	waitFor(t, tm, "Pause", func() bool { p, _, _ := run.calls(); return p == 1 })
+	waitModel(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
 
 	tm.Type("q")
 	m := finalModel(t, tm)
 	if c := m.Config(); c.Batch != 4096 || c.Mapping != "G-G-G" || c.Env != "Hopper-workload" {
-		t.Errorf("final config %+v", c)
+		t.Errorf("final config: batch %d, mapping %q, env %q; want 4096, G-G-G, Hopper-workload", c.Batch, c.Mapping, c.Env)
 	}
 	if !m.Paused() || m.Focus() != paneTitles[paneMapping] {
 		t.Errorf("final model: paused %v, focus %q", m.Paused(), m.Focus())
 	}
 	if s := m.Snapshot(); s == nil || s.State != engine.Paused || s.Mapping.Chosen != "G-G-G" {
-		t.Errorf("final snapshot %+v", s)
+		t.Errorf("final snapshot: %v, want paused on G-G-G", p.seen.Load())
 	}
 	if p, r, _ := run.calls(); p != 1 || r != 0 {
 		t.Errorf("run got %d Pause and %d Resume calls", p, r)
@@ -125,24 +190,95 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 // ctrl+c.
 func TestFlowResumeRestart(t *testing.T) {
 	st := &scriptedStarter{}
-	tm := teatest.NewTestModel(t, New(t.Context(), st.start, engine.Config{Env: "CartPole-v1", Algo: "ppo"}),
-		teatest.WithInitialTermSize(80, 24))
+	p := probe(New(t.Context(), st.start, engine.Config{Env: "CartPole-v1", Algo: "ppo"}))
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(80, 24))
 	waitOutput(t, tm, "running")
-	run := waitLive(t, tm, st, 1)
+	run := waitLive(t, p, st, 1)
 	space := tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	tm.Send(space)
-	waitFor(t, tm, "Pause", func() bool { p, _, _ := run.calls(); return p == 1 })
+	waitModel(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
 	tm.Send(space)
-	waitFor(t, tm, "Resume", func() bool { _, r, _ := run.calls(); return r == 1 })
+	waitModel(t, p, "the resumed snapshot", func(s *modelState) bool { return !s.paused && s.state == engine.Running })
 	tm.Type("r")
-	waitLive(t, tm, st, 2)
+	second := waitLive(t, p, st, 2)
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	m := finalModel(t, tm)
-	second, cfgs := st.last()
-	if cfgs[1].Algo != "ppo" || m.Paused() || m.run != second {
-		t.Errorf("after restart: configs %+v, paused %v, same run %v", cfgs, m.Paused(), m.run == second)
+	if _, cfgs := st.last(); cfgs[1].Algo != "ppo" || m.Paused() || m.run != LiveRun(second) {
+		t.Errorf("after restart: algo %q, paused %v, runs the second run %v", cfgs[1].Algo, m.Paused(), m.run == LiveRun(second))
 	}
 	if !isClosed(run.done) {
 		t.Error("r did not stop the first run")
+	}
+	if p, r, _ := run.calls(); p != 1 || r != 1 {
+		t.Errorf("the first run got %d Pause and %d Resume calls, want 1 and 1", p, r)
+	}
+}
+
+// TestFlowRestartKeepsReading restarts a live run in each way a user can
+// (r, the config form's apply, a walkthrough step that needs a new run) and
+// requires the explorer to go on reading the new run's snapshots. The runs
+// advance on every read, so a tick is nearly always in flight when the
+// restart comes: the case where the explorer used to stop ticking for good.
+func TestFlowRestartKeepsReading(t *testing.T) {
+	tour := tourPreset(t)
+	for _, tc := range []struct {
+		name    string
+		cfg     engine.Config
+		opts    []Option
+		restart func(tm *teatest.TestModel)
+		want    func(engine.Config) bool // the restarted run's configuration
+	}{
+		{
+			name:    "key r",
+			cfg:     hopperConfig(),
+			restart: func(tm *teatest.TestModel) { tm.Type("r") },
+			want:    func(c engine.Config) bool { return c.Batch == 16384 },
+		},
+		{
+			name: "form apply",
+			cfg:  hopperConfig(),
+			restart: func(tm *teatest.TestModel) {
+				tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+				tm.Send(keyCode(tea.KeyDown))
+				tm.Send(keyCode(tea.KeyDown))
+				tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+				tm.Type("4096")
+				tm.Send(keyCode(tea.KeyEnter))
+			},
+			want: func(c engine.Config) bool { return c.Batch == 4096 },
+		},
+		{
+			name: "walkthrough step",
+			cfg:  tourBudget(tour.StepConfig(0)),
+			opts: []Option{WithPreset(tour, tourBudget)},
+			// Step 2 switches the mapping of the live run; step 3 changes
+			// the batch, which needs a new run.
+			restart: func(tm *teatest.TestModel) { tm.Type("nn") },
+			want:    func(c engine.Config) bool { return c.Batch == 4096 && c.Mapping == "G-G-G" },
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &scriptedStarter{advancing: true}
+			p := probe(New(t.Context(), st.start, tc.cfg, append(tc.opts, WithRedrawRate(30))...))
+			tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40))
+			first := waitLive(t, p, st, 1)
+			waitModel(t, p, "the first run's snapshots to advance", func(s *modelState) bool { return s.seq >= 4 })
+
+			tc.restart(tm)
+			second := waitLive(t, p, st, 2)
+			if _, cfgs := st.last(); !tc.want(cfgs[1]) {
+				t.Errorf("restarted with batch %d, mapping %q", cfgs[1].Batch, cfgs[1].Mapping)
+			}
+			if !isClosed(first.done) {
+				t.Error("the first run was not stopped")
+			}
+			// A new run's snapshots start again from 1: reading it three
+			// more times proves the explorer ticks on the new run.
+			waitModel(t, p, "the new run's snapshots to advance", func(s *modelState) bool {
+				return s.run == LiveRun(second) && s.seq >= 4
+			})
+			tm.Type("q")
+			finalModel(t, tm)
+		})
 	}
 }

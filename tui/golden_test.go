@@ -37,8 +37,8 @@ func TestGoldenHopper(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			m, st := newTestModel(t, hopperConfig(), sz.w, sz.h)
 			startRun(t, m, st)
-			m.Update(tickMsg{gen: m.gen})
-			m.Update(tickMsg{gen: m.gen})
+			m.Update(tickMsg{})
+			m.Update(tickMsg{})
 			out := content(m)
 			checkFrame(t, out, sz.w, sz.h)
 			golden.RequireEqual(t, out)
@@ -147,7 +147,7 @@ func TestFirstFrame(t *testing.T) {
 	startRun(t, m, st)
 	r, _ := st.last()
 	r.latest.Store(&engine.Snapshot{Seq: 99})
-	m.Update(tickMsg{gen: m.gen})
+	m.Update(tickMsg{})
 	for _, sz := range []struct{ w, h int }{{0, 0}, {0, 30}, {30, 0}, {80, 24}, {120, 40}} {
 		m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
 		out := content(m)

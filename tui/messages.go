@@ -11,9 +11,13 @@ import (
 
 // Every message about a run carries the generation of the run it is about:
 // a restart bumps the generation, and messages of older runs are ignored.
+// The tick is the exception: it is the model's, not a run's.
 
-// tickMsg asks the model to read the latest snapshot.
-type tickMsg struct{ gen int }
+// tickMsg asks the model to read the latest snapshot of whichever run is
+// current when it arrives. The model keeps at most one tick in flight
+// (Model.ticking); a tick scheduled before a restart reads the new run, so
+// a restart neither drops the tick loop nor doubles it.
+type tickMsg struct{}
 
 // eventMsg is one must-deliver event of a run, or the end of its event
 // stream (closed).
@@ -33,8 +37,8 @@ type startedMsg struct {
 }
 
 // tickCmd schedules the next snapshot read.
-func tickCmd(gen int, every time.Duration) tea.Cmd {
-	return tea.Tick(every, func(time.Time) tea.Msg { return tickMsg{gen} })
+func tickCmd(every time.Duration) tea.Cmd {
+	return tea.Tick(every, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
 // waitEventCmd waits for the next event of a run. It is re-armed after each

@@ -34,7 +34,7 @@ type Model struct {
 	startErr error            // why the last start failed
 	ended    bool             // the run's event stream has closed
 	paused   bool             // paused by the user (or the run says so)
-	ticking  bool             // a tick is scheduled
+	ticking  bool             // a tick is in flight (of this run or an earlier one)
 	status   string
 	bad      bool // status is an error
 
@@ -153,7 +153,7 @@ func (m *Model) armTick() tea.Cmd {
 		return nil
 	}
 	m.ticking = true
-	return tickCmd(m.gen, m.tickEvery())
+	return tickCmd(m.tickEvery())
 }
 
 // applySnapshot hands s to every pane.

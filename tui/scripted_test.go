@@ -20,6 +20,11 @@ type scriptedRun struct {
 	events chan engine.Event
 	done   chan struct{}
 
+	// advancing makes every read of a running run's Latest publish the next
+	// snapshot, as a training run does between two of the explorer's ticks.
+	advancing bool
+	pubMu     sync.Mutex // publish's read-modify-write
+
 	mu       sync.Mutex
 	pauses   int
 	resumes  int
@@ -34,13 +39,24 @@ func newScriptedRun(s *engine.Snapshot) *scriptedRun {
 	return r
 }
 
-func (r *scriptedRun) Latest() *engine.Snapshot    { return r.latest.Load() }
 func (r *scriptedRun) Events() <-chan engine.Event { return r.events }
 func (r *scriptedRun) Done() <-chan struct{}       { return r.done }
+
+func (r *scriptedRun) Latest() *engine.Snapshot {
+	if r.advancing && r.latest.Load().State == engine.Running {
+		return r.publish(func(s *engine.Snapshot) {
+			s.Counters.EnvSteps += 1000
+			s.Counters.GradSteps++
+		})
+	}
+	return r.latest.Load()
+}
 
 // publish stores a copy of the latest snapshot changed by edit, with the
 // next sequence number.
 func (r *scriptedRun) publish(edit func(*engine.Snapshot)) *engine.Snapshot {
+	r.pubMu.Lock()
+	defer r.pubMu.Unlock()
 	s := *r.latest.Load()
 	s.Seq++
 	edit(&s)
@@ -124,10 +140,11 @@ func (r *scriptedRun) calls() (pauses, resumes int, mappings []string) {
 // scriptedStarter starts scripted runs of hand-built snapshots and records
 // the configurations it was asked for.
 type scriptedStarter struct {
-	mu   sync.Mutex
-	cfgs []engine.Config
-	runs []*scriptedRun
-	err  error
+	mu        sync.Mutex
+	cfgs      []engine.Config
+	runs      []*scriptedRun
+	err       error
+	advancing bool // the runs it starts advance on every read (scriptedRun.advancing)
 }
 
 func (st *scriptedStarter) start(_ context.Context, cfg engine.Config) (LiveRun, error) {
@@ -138,6 +155,7 @@ func (st *scriptedStarter) start(_ context.Context, cfg engine.Config) (LiveRun,
 		return nil, st.err
 	}
 	r := newScriptedRun(snapshotFor(cfg, 1))
+	r.advancing = st.advancing
 	st.runs = append(st.runs, r)
 	return r, nil
 }

@@ -28,7 +28,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseClickMsg:
 		m.handleClick(msg.Mouse())
 	case tickMsg:
-		cmd = m.handleTick(msg)
+		cmd = m.handleTick()
 	case eventMsg:
 		cmd = m.handleEvent(msg)
 	case startedMsg:
@@ -54,10 +54,11 @@ func (m *Model) applyConfig(cfg engine.Config, note, status string) tea.Cmd {
 	return m.restart()
 }
 
-func (m *Model) handleTick(msg tickMsg) tea.Cmd {
-	if msg.gen != m.gen {
-		return nil
-	}
+// handleTick reads the current run's latest snapshot and schedules the next
+// tick while the run is live. Every tick clears ticking, whichever run was
+// current when it was scheduled: a tick dropped without clearing it would
+// stop the explorer reading any later run.
+func (m *Model) handleTick() tea.Cmd {
 	m.ticking = false
 	if m.run == nil {
 		return nil

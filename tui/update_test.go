@@ -84,7 +84,7 @@ func TestPauseStopsTicking(t *testing.T) {
 		t.Fatalf("space: %d Pause calls, paused %v", pauses, m.Paused())
 	}
 	// The tick in flight arrives and is not re-armed.
-	_, cmd := m.Update(tickMsg{gen: m.gen})
+	_, cmd := m.Update(tickMsg{})
 	if cmd != nil || m.ticking {
 		t.Error("the explorer keeps ticking while paused")
 	}
@@ -110,7 +110,7 @@ func TestNoTickAfterEnd(t *testing.T) {
 	if m.live() {
 		t.Fatal("the run is over but the model thinks it is live")
 	}
-	if _, cmd := m.Update(tickMsg{gen: m.gen}); cmd != nil {
+	if _, cmd := m.Update(tickMsg{}); cmd != nil {
 		t.Error("the explorer ticks after the run ended")
 	}
 	if !strings.Contains(plain(m), "■ stopped") {
@@ -125,17 +125,35 @@ func TestTickReadsLatest(t *testing.T) {
 	m, st := newTestModel(t, hopperConfig(), 120, 40)
 	r := startRun(t, m, st)
 	next := r.publish(func(s *engine.Snapshot) { s.Sim.GPS = 99.5 })
-	m.Update(tickMsg{gen: m.gen})
+	m.Update(tickMsg{})
 	if m.Snapshot() != next {
 		t.Fatal("the tick did not pick up the latest snapshot")
 	}
 	if !strings.Contains(plain(m), "sim 99.5 GPS") {
 		t.Error("the header does not show the new simulated rate")
 	}
-	// A tick of an older run is ignored.
-	r.publish(func(s *engine.Snapshot) {})
-	if _, cmd := m.Update(tickMsg{gen: m.gen - 1}); cmd != nil || m.Snapshot() != next {
-		t.Error("a stale tick was handled")
+}
+
+// TestTickSurvivesRestart: the tick in flight when the run is restarted
+// reads the new run and schedules the next; the restart starts no second
+// tick chain beside it.
+func TestTickSurvivesRestart(t *testing.T) {
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	if !m.ticking {
+		t.Fatal("a live run is not being ticked")
+	}
+	m.Update(press(m, "r")()) // the tick scheduled for the first run is still in flight
+	second, _ := st.last()
+	if len(st.runs) != 2 || m.run != LiveRun(second) {
+		t.Fatal("r did not start a second run")
+	}
+	if cmd := m.armTick(); cmd != nil {
+		t.Error("the restart scheduled a second tick chain beside the one in flight")
+	}
+	next := second.publish(func(s *engine.Snapshot) { s.Sim.GPS = 42.5 })
+	if _, cmd := m.Update(tickMsg{}); cmd == nil || m.Snapshot() != next {
+		t.Errorf("the tick in flight across the restart: next tick %v, read the new run %v", cmd != nil, m.Snapshot() == next)
 	}
 }
 
@@ -149,7 +167,7 @@ func TestWalkAnimatesThenSteps(t *testing.T) {
 		t.Error("←/→ stepped the walk while it animates")
 	}
 	for i := 1; i < levels; i++ {
-		m.Update(tickMsg{gen: m.gen})
+		m.Update(tickMsg{})
 		if m.tree.Step() != i {
 			t.Fatalf("after %d ticks the walk is at level %d", i, m.tree.Step())
 		}
