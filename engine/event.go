@@ -33,9 +33,12 @@ func (k EventKind) String() string {
 	return "unknown"
 }
 
-// Event is a must-deliver notification from a run: unlike snapshots, none is
-// dropped. A run sends its events in order on a buffered channel and closes
-// it after the last one (Finished, Stopped or Failed).
+// Event is a notification from a run that a reader must not miss, unlike a
+// snapshot, which the next one replaces. A run sends its events in order on
+// a buffered channel (eventBuffer) and closes it after the last one
+// (Finished, Stopped or Failed). The run never waits for its reader: a
+// reader that lets eventBuffer events pile up loses the oldest waiting ones
+// from then on, but never the last event.
 type Event struct {
 	Kind     EventKind
 	Snapshot *Snapshot // the state when it happened

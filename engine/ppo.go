@@ -160,12 +160,11 @@ type ppoSim struct {
 
 	mapping [3]hw.Kind // learner, GAE, storage
 	view    MappingView
-	pes     int              // FPGA GAE processing elements (HEPPO sizing)
-	accel   *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
-	heppo   *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
-	layers  []hw.Layer       // the actor's and the critic's, in order
-	detail  []DeviceView     // cycle-level views of the FPGA units the mapping uses
-	fpgaMB  float64
+	pes     int                  // FPGA GAE processing elements (HEPPO sizing)
+	accel   *dse.PPOResult       // PPOAccel's design on the FPGA, if it fits
+	heppo   *dse.HEPPOResult     // HEPPO's GAE pipeline on the FPGA, if it fits
+	layers  []hw.Layer           // the actor's and the critic's, in order
+	detail  []DeviceView         // cycle-level views of the FPGA units the mapping uses
 	tGAE    [hw.NumKinds]float64 // seconds of one iteration's GAE per device
 	tTrain  [hw.NumKinds]float64 // seconds of one minibatch update per device
 

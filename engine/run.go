@@ -22,7 +22,6 @@ type Run struct {
 	paused  bool
 	resume  chan struct{} // closed by Resume
 	mapping string        // a mapping change not yet applied, "" if none
-	dropped int           // events that did not fit the channel (never in practice)
 }
 
 // driver runs one algorithm for a Run.
@@ -105,21 +104,27 @@ func (r *Run) loop(ctx context.Context, d driver, g *gate) {
 		state, kind = Failed, EventFailed
 	}
 	g.err = err
-	r.send(kind, g.publish(state), err, "")
+	r.send(kind, g.publish(state), err, "") // never lost: send drops the oldest instead
 	close(r.events)
 }
 
 // errStopped is returned by drivers that stopped at the gate.
 var errStopped = errors.New("engine: stopped")
 
-// send queues an event without blocking the run.
+// send queues an event without blocking the run; when the reader has let
+// eventBuffer events pile up, it makes room by dropping the oldest.
 func (r *Run) send(kind EventKind, s *Snapshot, err error, text string) {
-	select {
-	case r.events <- Event{Kind: kind, Snapshot: s, Err: err, Text: text}:
-	default:
-		r.mu.Lock()
-		r.dropped++
-		r.mu.Unlock()
+	ev := Event{Kind: kind, Snapshot: s, Err: err, Text: text}
+	for {
+		select {
+		case r.events <- ev:
+			return
+		default:
+		}
+		select {
+		case <-r.events:
+		default:
+		}
 	}
 }
 
@@ -206,9 +211,8 @@ type gate struct {
 	lastPub   time.Time
 	seq       uint64
 
-	rates    rateWindow
-	hist     History
-	mappingV MappingView
+	rates rateWindow
+	hist  History
 }
 
 // snapshotEvery is the interval between snapshots: the explorer draws at

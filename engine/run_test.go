@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -420,5 +421,23 @@ func TestManualMappingSpeedupsAreItsOwn(t *testing.T) {
 	}
 	if hand.Worst != auto.Worst || math.Abs(hand.SpeedupOverWorst/auto.SpeedupOverWorst-hand.PredictedGPS/auto.PredictedGPS) > 1e-12 {
 		t.Errorf("G-G-G by hand: ×%.1f over worst %s; auto ×%.1f over %s", hand.SpeedupOverWorst, hand.Worst, auto.SpeedupOverWorst, auto.Worst)
+	}
+}
+
+// TestSendNeverLosesTheLast: with a reader that has fallen behind, send
+// drops the oldest waiting events, keeps the order, and delivers the last.
+func TestSendNeverLosesTheLast(t *testing.T) {
+	r := &Run{events: make(chan Event, 3)}
+	for i := range 5 {
+		r.send(EventPaused, nil, nil, fmt.Sprint(i))
+	}
+	r.send(EventFinished, nil, nil, "last")
+	close(r.events)
+	var got []string
+	for ev := range r.events {
+		got = append(got, ev.Text)
+	}
+	if want := []string{"3", "4", "last"}; !slices.Equal(got, want) {
+		t.Errorf("the reader got %q, want %q", got, want)
 	}
 }

@@ -113,13 +113,12 @@ type Loss struct {
 
 // ReplayStats describes the prioritized replay buffer of an off-policy run.
 type ReplayStats struct {
-	Len, Cap       int
-	MeanStaleness  float64 // priority updates a batch missed between sampling and its update (000 §V-A)
-	MaxStaleness   int64
-	Skipped        uint64 // priority updates dropped because the slot was rewritten
-	MinPriority    float64
-	MaxPriority    float64
-	PresampleReady int // batches sampled ahead and waiting for the learner
+	Len, Cap      int
+	MeanStaleness float64 // priority updates a batch missed between sampling and its update (000 §V-A)
+	MaxStaleness  int64
+	Skipped       uint64 // priority updates dropped because the slot was rewritten
+	MinPriority   float64
+	MaxPriority   float64
 }
 
 // QueueStat describes one bounded FIFO between processing units (000 §V-B,

@@ -17,11 +17,6 @@ const (
 	StageWA
 )
 
-var stageKindNames = [...]string{"FW", "LOSS", "BW", "WA"}
-
-// String returns FW, LOSS, BW or WA.
-func (k StageKind) String() string { return stageKindNames[k] }
-
 // Stage is one Tensor Unit of the FPGA learner pipeline: what it computes
 // for one sample.
 type Stage struct {

@@ -112,15 +112,3 @@ func NewTimeline(n int) Timeline { return Timeline{Stages: make([]StageTrace, n)
 
 // Close sets the run length.
 func (t *Timeline) Close(cycles int64) { t.Cycles = cycles }
-
-// Utilization returns the mean busy fraction of the stages over the run.
-func (t *Timeline) Utilization() float64 {
-	if t.Cycles == 0 || len(t.Stages) == 0 {
-		return 0
-	}
-	var busy int64
-	for i := range t.Stages {
-		busy += t.Stages[i].BusyCycles
-	}
-	return float64(busy) / (float64(t.Cycles) * float64(len(t.Stages)))
-}

@@ -69,10 +69,3 @@ func forEachOp(w *Workload, batch int, f func(op)) {
 		f(op{elems: int64(batch)})
 	}
 }
-
-// opCount returns the number of framework ops of one step.
-func opCount(w *Workload) int {
-	n := 0
-	forEachOp(w, 1, func(op) { n++ })
-	return n
-}

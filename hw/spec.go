@@ -186,7 +186,7 @@ func (r Resources) Fits(b Resources) bool {
 func (f *FPGASpec) Budget(from, to int) Resources {
 	var b Resources
 	for _, s := range f.SLRs[from:to] {
-		b = b.Add(Resources{DSP: s.DSP, LUT: s.LUT, FF: s.FF, BRAM: s.BRAM, SRAMMB: s.SRAMMB})
+		b = b.Add(Resources(s))
 	}
 	return b
 }

@@ -61,9 +61,6 @@ func (r *Recorder) Add(s *engine.Snapshot) {
 	r.rows = append(r.rows, w)
 }
 
-// Len returns the number of rows recorded.
-func (r *Recorder) Len() int { return len(r.rows) }
-
 // columns are the fixed columns of metrics.csv; docs/batch.md documents them.
 var columns = []string{
 	"seq", "host_s", "sim_s", "env_steps", "grad_steps", "iterations", "episodes",

@@ -3,6 +3,8 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -281,4 +283,51 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			finalModel(t, tm)
 		})
 	}
+}
+
+// TestRunQuitStopsTheRun drives Run, the explorer's entry point, over a
+// pipe: q quits, Run returns nil, and the live run is stopped before it
+// returns.
+func TestRunQuitStopsTheRun(t *testing.T) {
+	st := &scriptedStarter{}
+	in, typed := io.Pipe()
+	var out safeBuffer
+	done := make(chan error, 1)
+	go func() { done <- Run(t.Context(), st.start, hopperConfig(), WithInput(in), WithOutput(&out)) }()
+	waitFor(t, "the run to start", func() bool { r, _ := st.last(); return r != nil })
+	if _, err := typed.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Run returned %v after q", err)
+		}
+	case <-time.After(flowWait):
+		t.Fatal("Run did not return after q")
+	}
+	if r, _ := st.last(); !isClosed(r.done) {
+		t.Error("Run returned with the run still live")
+	}
+	if !bytes.Contains(out.Bytes(), []byte("Hopper-workload")) {
+		t.Error("Run drew nothing on its output")
+	}
+}
+
+// safeBuffer is a bytes.Buffer the program writes while the test reads.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
 }

@@ -199,7 +199,7 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 			Losses: []engine.Loss{{Name: "critic", Value: 0.0312}, {Name: "actor", Value: -4.21}},
 		},
 		Replay: engine.ReplayStats{Len: 1 << 20, Cap: cfg.Capacity, MeanStaleness: 0.8, MaxStaleness: 3,
-			MinPriority: 0.004, MaxPriority: 7.9, PresampleReady: cfg.Depth},
+			MinPriority: 0.004, MaxPriority: 7.9},
 		Queues: []engine.QueueStat{
 			{Name: "actors -> storage", Len: 12, Cap: 64, InPerSec: 19_900, OutPerSec: 19_870},
 			{Name: "RMM -> learner", Len: 1, Cap: cfg.Depth, InPerSec: 2.1, OutPerSec: 2.1},

@@ -59,7 +59,7 @@ not for figures). An interrupt keeps the sections already built.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opt.out, "out", "rlx-compare", "directory for each experiment's full results (README.md, steps.json, a directory per step)")
+	f.StringVar(&opt.out, "out", "rlx-out/compare", "directory for each experiment's full results (README.md, steps.json, a directory per step)")
 	f.StringVar(&opt.doc, "doc", "", "the comparison page to write (default: comparison.md in --out)")
 	f.StringSliceVar(&opt.only, "only", nil, "run only these experiment presets (comma-separated names)")
 	f.BoolVar(&opt.quick, "quick", false, "cut the reports' own host measurements to seconds (for tests, not figures)")

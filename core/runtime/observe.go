@@ -122,15 +122,6 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Kinds returns every primitive kind, in order.
-func Kinds() []Kind {
-	ks := make([]Kind, numKinds)
-	for i := range ks {
-		ks[i] = Kind(i)
-	}
-	return ks
-}
-
 // Event reports one primitive call: which unit ran it, what it was, how
 // many items it processed and when, on the host clock. Start and End are
 // host durations since the run started (a monotonic clock). Event holds no

@@ -26,9 +26,6 @@ func NewBinaryTree(capacity int) *BinaryTree {
 // Total returns the sum of all priorities.
 func (t *BinaryTree) Total() float64 { return t.nodes[1] }
 
-// Get returns the priority of leaf i.
-func (t *BinaryTree) Get(i int) float64 { return t.nodes[t.size+i] }
-
 // Set sets the priority of leaf i and recomputes its ancestors.
 func (t *BinaryTree) Set(i int, p float64) {
 	j := t.size + i

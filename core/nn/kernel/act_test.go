@@ -84,7 +84,8 @@ func TestActivationBackward(t *testing.T) {
 			t.Errorf("TanhBackward[%d] = %g, want %g", i, dx[i], want)
 		}
 	}
-	ReLU(dx, []float32{-1, 0, 3, -0.0})
+	negZero := float32(math.Copysign(0, -1))
+	ReLU(dx, []float32{-1, 0, 3, negZero})
 	for i, want := range []float32{0, 0, 3, 0} {
 		if dx[i] != want {
 			t.Errorf("ReLU[%d] = %g, want %g", i, dx[i], want)
