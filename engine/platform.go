@@ -71,7 +71,7 @@ type placement struct {
 	platform *hw.Platform
 	workload hw.Workload
 	dse      *dse.Result
-	mapping  dse.Mapping
+	mapping  hw.Mapping
 	eval     dse.Eval
 	est      *hw.Estimator
 }
@@ -103,7 +103,7 @@ func (pl *placement) setMapping(requested string) error {
 	if err := ValidateMapping(requested); err != nil {
 		return err
 	}
-	m, err := dse.ParseMapping(requested)
+	m, err := hw.ParseMapping(requested)
 	if err != nil {
 		return &FieldError{"mapping", fmt.Sprintf("%q", requested), err.Error()}
 	}

@@ -343,21 +343,11 @@ func (s *ppoSim) iterSeconds(mp [3]hw.Kind, epochs int) float64 {
 	rollout := float64(s.t) * (float64((s.n+len(s.actors)-1)/len(s.actors))*s.work.EnvStepUS*1e-6 + s.inference())
 	bytes := int64(s.n*s.t) * s.rowBytes
 	move := func(a, b hw.Kind, n int64) float64 {
-		if a == b {
-			return 0
-		}
-		return s.est.Transfer(n) * float64(1+btoi(a != hw.CPU && b != hw.CPU))
+		return s.est.Transfer(n) * float64(len(hw.Links(a, b)))
 	}
 	t := rollout + move(hw.CPU, mp[2], bytes) + move(mp[2], mp[1], bytes) + s.tGAE[mp[1]] + move(mp[1], mp[0], bytes)
 	t += float64(epochs*s.n*s.t/s.mb) * s.tTrain[mp[0]]
 	return t + move(mp[0], hw.CPU, int64(4*s.params))
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func (s *ppoSim) inference() float64 {
@@ -417,16 +407,15 @@ func mapString(mp [3]hw.Kind) string {
 	return fmt.Sprintf("%c-%c-%c", mp[0].Letter(), mp[1].Letter(), mp[2].Letter())
 }
 
-// transfer moves bytes from device a to b, ready at ready.
+// transfer moves bytes from device a to b, ready at ready, over each link
+// the data crosses (hw.Links).
 func (s *ppoSim) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
-	if a == b || bytes <= 0 {
+	if bytes <= 0 {
 		return ready
 	}
 	dur := s.est.Transfer(bytes)
-	for _, k := range []hw.Kind{a, b} {
-		if k != hw.CPU {
-			_, ready = s.links[k].run(ready, dur)
-		}
+	for _, k := range hw.Links(a, b) {
+		_, ready = s.links[k].run(ready, dur)
 	}
 	return ready
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 
-	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -70,7 +69,7 @@ func newOffPolicySim(pl *placement, batch, depth, actors int) (*offPolicySim, er
 
 // remap moves the learner, the RMM and the storage to the devices of m, from
 // the next gradient step on. Work already charged stays where it ran.
-func (s *offPolicySim) remap(m dse.Mapping) error {
+func (s *offPolicySim) remap(m hw.Mapping) error {
 	e := s.pl.est
 	var err error
 	cost := func(k hw.Kind, p hw.Primitive, n int) float64 {
@@ -103,17 +102,15 @@ func (s *offPolicySim) remap(m dse.Mapping) error {
 }
 
 // transfer charges moving bytes from device a to device b, which ready at
-// ready, and returns when they arrive. Between two accelerators the data
-// crosses both links, through the CPU.
+// ready, over each link the data crosses (hw.Links), and returns when they
+// arrive.
 func (s *offPolicySim) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
-	if a == b || bytes <= 0 {
+	if bytes <= 0 {
 		return ready
 	}
 	dur := s.pl.est.Transfer(bytes)
-	for _, k := range []hw.Kind{a, b} {
-		if k != hw.CPU {
-			_, ready = s.links[k].run(ready, dur)
-		}
+	for _, k := range hw.Links(a, b) {
+		_, ready = s.links[k].run(ready, dur)
 	}
 	return ready
 }

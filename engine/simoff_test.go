@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -72,7 +71,7 @@ func TestStrictLoopSerializes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := pl.mapping; m != (dse.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}) {
+	if m := pl.mapping; m != (hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}) {
 		t.Fatalf("mapping %v", m)
 	}
 	strict, _ := newOffPolicySim(pl, b, 1, 1)

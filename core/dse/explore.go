@@ -66,7 +66,7 @@ func Explore(p *hw.Platform, w *hw.Workload) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			ev := Evaluate(e, &r.Table, Mapping{l, m, s})
+			ev := Evaluate(e, &r.Table, hw.Mapping{Learner: l, RMM: m, Storage: s})
 			r.Evals = append(r.Evals, ev)
 			if ev.GPS > r.Optimum.GPS {
 				r.Optimum = ev
@@ -82,7 +82,7 @@ func Explore(p *hw.Platform, w *hw.Workload) (*Result, error) {
 // learner-RMM pairs other than m's: the mappings m's speedups are taken
 // over (000 Table V note 1). For the decided mapping they are SecondBest
 // and Worst; for a mapping set by hand they say how it compares.
-func (r *Result) Rivals(m Mapping) (second, worst Eval) {
+func (r *Result) Rivals(m hw.Mapping) (second, worst Eval) {
 	for _, ev := range r.Evals {
 		if ev.GPS == 0 || ev.Mapping.Learner == m.Learner && ev.Mapping.RMM == m.RMM {
 			continue

@@ -7,45 +7,11 @@ import (
 	"github.com/rlxdev/rlx/hw"
 )
 
-// Mapping assigns the learner, the replay manager (RMM) and the data
-// storage to devices. Its string form is Learner-RMM-Storage, e.g. "G-F-G"
-// (000 Table V).
-type Mapping struct {
-	Learner, RMM, Storage hw.Kind
-}
-
-// String returns the mapping as "L-R-S" letters.
-func (m Mapping) String() string {
-	return string([]byte{m.Learner.Letter(), '-', m.RMM.Letter(), '-', m.Storage.Letter()})
-}
-
-// ParseMapping parses "G-F-G" (letters C, G, F; either case).
-func ParseMapping(s string) (Mapping, error) {
-	if len(s) != 5 || s[1] != '-' || s[3] != '-' {
-		return Mapping{}, fmt.Errorf("mapping %q is not of the form L-R-S, e.g. G-F-G (C = CPU, G = GPU, F = FPGA)", s)
-	}
-	var k [3]hw.Kind
-	for i, b := range []byte{s[0], s[2], s[4]} {
-		var err error
-		if k[i], err = hw.KindFromLetter(b); err != nil {
-			return Mapping{}, fmt.Errorf("mapping %q: %w", s, err)
-		}
-	}
-	return Mapping{k[0], k[1], k[2]}, nil
-}
-
-// devices returns how many distinct devices the mapping uses; the CPU
-// always counts, since the actors run there (000 §IV-A).
-func (m Mapping) devices() int {
-	used := map[hw.Kind]bool{hw.CPU: true, m.Learner: true, m.RMM: true, m.Storage: true}
-	return len(used)
-}
-
 // Traffic is the per-gradient-step data movement of 000 Algorithm 3 line 11
 // in words: B indices from the RMM, B x E sample words to the learner and
 // N_actor x E inserted words from the actors, counted for every component
 // not on the storage's device.
-func Traffic(m Mapping, batch, actors int, words int64) int64 {
+func Traffic(m hw.Mapping, batch, actors int, words int64) int64 {
 	var t int64
 	if m.RMM != m.Storage {
 		t += int64(batch)
@@ -61,7 +27,7 @@ func Traffic(m Mapping, batch, actors int, words int64) int64 {
 
 // Eval is the modelled throughput of one mapping.
 type Eval struct {
-	Mapping Mapping
+	Mapping hw.Mapping
 	// GPS is gradient steps per second on the simulated platform; 0 when
 	// the mapping is infeasible.
 	GPS float64
@@ -81,7 +47,7 @@ type Eval struct {
 // that of the slowest. A learner and an RMM on the GPU share it and add up
 // (000 §VI-B); on the CPU and the FPGA the RMM has its own thread or SLR.
 // The storage must fit the device's memory.
-func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
+func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	w := e.Workload()
 	p := e.Platform()
 	ev := Eval{Mapping: m}
@@ -105,16 +71,11 @@ func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
 		ev.LearnerS += ev.RMMS
 	}
 	ev.StorageS = float64(w.BatchBytes(b)) / (p.MemBWGBs(m.Storage) * 1e9)
-	// Bytes per step between each pair of components.
+	// Bytes per step over each PCIe link.
 	var link [hw.NumKinds]int64
 	move := func(from, to hw.Kind, bytes int64) {
-		if from == to {
-			return
-		}
-		for _, k := range []hw.Kind{from, to} {
-			if k != hw.CPU {
-				link[k] += bytes
-			}
+		for _, k := range hw.Links(from, to) {
+			link[k] += bytes
 		}
 	}
 	move(m.RMM, m.Storage, 4*int64(b))                               // sampled indices
@@ -140,7 +101,7 @@ func Evaluate(e *hw.Estimator, t *Table, m Mapping) Eval {
 
 // Decision is the output of the mapping algorithm with its evidence.
 type Decision struct {
-	Mapping Mapping
+	Mapping hw.Mapping
 	// PrunedGPU reports whether Algorithm 3 line 6-7 removed the GPU from
 	// the RMM's choices.
 	PrunedGPU bool
@@ -181,9 +142,9 @@ func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 			continue
 		}
 		sys := min(tpL, t.TP[RMM][k])
-		cand := Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
-		devs := Mapping{Learner: cand.Learner, RMM: k, Storage: k}.devices()
-		traffic := Traffic(Mapping{cand.Learner, k, cand.Learner}, t.Batch, w.Actors, words)
+		cand := hw.Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
+		devs := hw.Mapping{Learner: cand.Learner, RMM: k, Storage: k}.Devices()
+		traffic := Traffic(hw.Mapping{Learner: cand.Learner, RMM: k, Storage: cand.Learner}, t.Batch, w.Actors, words)
 		switch {
 		case sys > bestSys:
 		case sys == bestSys && devs < bestDev:
@@ -219,7 +180,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 		if need > p.MemoryGB(k) {
 			continue
 		}
-		tr := Traffic(Mapping{learner, rmm, k}, batch, w.Actors, words)
+		tr := Traffic(hw.Mapping{Learner: learner, RMM: rmm, Storage: k}, batch, w.Actors, words)
 		if !found || tr < least {
 			best, least, found = k, tr, true
 		}

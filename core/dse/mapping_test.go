@@ -8,16 +8,16 @@ import (
 
 func TestParseMapping(t *testing.T) {
 	for _, s := range []string{"C-C-C", "G-F-G", "f-c-f"} {
-		m, err := ParseMapping(s)
+		m, err := hw.ParseMapping(s)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		if m2, _ := ParseMapping(m.String()); m2 != m {
+		if m2, _ := hw.ParseMapping(m.String()); m2 != m {
 			t.Errorf("%s does not round-trip", s)
 		}
 	}
 	for _, s := range []string{"", "GFG", "G-X-G", "G-F-G-", "G_F_G"} {
-		if _, err := ParseMapping(s); err == nil {
+		if _, err := hw.ParseMapping(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
 	}
@@ -27,14 +27,14 @@ func TestParseMapping(t *testing.T) {
 func TestTrafficRule(t *testing.T) {
 	const b, n, e = 64, 16, 100
 	for _, tt := range []struct {
-		m    Mapping
+		m    hw.Mapping
 		want int64
 	}{
-		{Mapping{hw.FPGA, hw.FPGA, hw.FPGA}, n * e}, // only the actors' inserts cross
-		{Mapping{hw.GPU, hw.CPU, hw.GPU}, b + n*e},  // indices and inserts
-		{Mapping{hw.GPU, hw.CPU, hw.CPU}, b * e},    // the sampled batch
-		{Mapping{hw.CPU, hw.CPU, hw.CPU}, 0},        // everything local
-		{Mapping{hw.GPU, hw.FPGA, hw.CPU}, b + b*e}, // indices and the batch
+		{hw.Mapping{Learner: hw.FPGA, RMM: hw.FPGA, Storage: hw.FPGA}, n * e}, // only the actors' inserts cross
+		{hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}, b + n*e},  // indices and inserts
+		{hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.CPU}, b * e},    // the sampled batch
+		{hw.Mapping{Learner: hw.CPU, RMM: hw.CPU, Storage: hw.CPU}, 0},        // everything local
+		{hw.Mapping{Learner: hw.GPU, RMM: hw.FPGA, Storage: hw.CPU}, b + b*e}, // indices and the batch
 	} {
 		if got := Traffic(tt.m, b, n, e); got != tt.want {
 			t.Errorf("Traffic(%s) = %d, want %d", tt.m, got, tt.want)

@@ -120,7 +120,7 @@ func ExampleExploreConfig() {
 }
 
 func ExampleParseMapping() {
-	m, _ := ParseMapping("g-c-g")
+	m, _ := hw.ParseMapping("g-c-g")
 	fmt.Println(m, m.Learner, m.RMM, m.Storage)
 	// Output: G-C-G GPU CPU GPU
 }
