@@ -5,10 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/env"
-	"github.com/rlxdev/rlx/core/ppo"
-	"github.com/rlxdev/rlx/hw"
 )
 
 // stepCosts caches measureEnvStepUS per environment: a restart of the
@@ -48,28 +45,4 @@ func measureEnvStepUS(id string) float64 {
 	us := max(spent.Seconds()*1e6/steps, 0.01)
 	stepCosts.Store(id, us)
 	return us
-}
-
-// ppoAccel runs PPOAccel's design-space exploration (003 §4, Eq. 9) for
-// the trainer's networks on the platform's FPGA.
-func ppoAccel(p *hw.Platform, tr *ppo.Trainer, n, t, mb int) (dse.PPOResult, error) {
-	pc := tr.Config()
-	var layers []hw.Layer
-	for _, net := range []hw.Net{
-		hwNet(pass{"actor", tr.Actor().Shape(), 1, 1, 1}),
-		hwNet(pass{"critic", tr.Critic().Shape(), 1, 1, 1}),
-	} {
-		layers = append(layers, net.Layers...)
-	}
-	spec := tr.Spec()
-	return dse.ExplorePPOAccel(p.FPGA, p.Link, dse.PPOConfig{
-		Layers: layers, N: n, T: t, M: mb, K: pc.Epochs, CUs: 1,
-		ObsWords: spec.Obs.Dim(), ActWords: spec.Act.Dim(),
-	})
-}
-
-// sizeHEPPO sizes HEPPO's GAE pipeline (004 §IV) for T x N on the FPGA,
-// with float32 values.
-func sizeHEPPO(f *hw.FPGASpec, t, n int) (dse.HEPPOResult, error) {
-	return dse.SizeHEPPO(f, t, n, 32)
 }

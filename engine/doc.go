@@ -15,5 +15,9 @@
 // on a channel. The terminal explorer (package tui) and the headless batch
 // mode are two such viewers.
 //
-// engine imports core/*, hw and core/dse; it never imports tui or cmd.
+// The simulated platform clock itself is package sim: the engine drives it
+// and turns its traces into views.
+//
+// engine imports core/*, hw, core/dse, sim and presets; it never imports tui
+// or cmd.
 package engine

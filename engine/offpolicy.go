@@ -15,6 +15,7 @@ import (
 	"github.com/rlxdev/rlx/core/runtime"
 	"github.com/rlxdev/rlx/core/sumtree"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/sim"
 )
 
 // maxReplayBytes bounds the replay buffer a run may allocate: past it the
@@ -30,8 +31,8 @@ type offPolicyDriver struct {
 	meaning bool
 	rng     *rand.Rand // the sum-tree view's sample targets; monitor goroutine only
 
-	mu     sync.Mutex // guards sim, view and detail
-	sim    *offPolicySim
+	mu     sync.Mutex // guards clock, view and detail
+	clock  *sim.OffPolicy
 	view   MappingView
 	detail []DeviceView // cycle-level pipelines of the mapping, computed once per mapping
 
@@ -151,15 +152,18 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	for _, ps := range passes {
 		w.Nets = append(w.Nets, hwNet(ps))
 	}
-	pl, err := place(p, w, cfg.Mapping)
+	pl, err := sim.Place(p, w)
 	if err != nil {
 		return nil, err
 	}
-	if d.sim, err = newOffPolicySim(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
+	if err := selectMapping(pl, cfg.Mapping); err != nil {
 		return nil, err
 	}
-	d.view = pl.view(cfg.Mapping)
-	d.detail = d.pipelines()
+	if d.clock, err = sim.NewOffPolicy(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
+		return nil, err
+	}
+	d.view = placementView(pl, cfg.Mapping)
+	d.detail = pipelineViews(d.clock.Pipelines())
 	return d, nil
 }
 
@@ -172,17 +176,17 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 // draw from it (runtime.Observer), so a gradient step is charged after the
 // data it could use, and with lockstep pacing the order of the charges,
 // hence the simulated clock, is a function of the seed. An actor's core
-// does its work on its own timeline either way (offPolicySim.actorSteps).
+// does its work on its own timeline either way (sim.OffPolicy.ActorSteps).
 func (d *offPolicyDriver) Observe(e runtime.Event) {
 	switch {
 	case e.Kind == runtime.KindInsert:
 		d.mu.Lock()
-		d.sim.actorSteps(e.Items)
+		d.clock.ActorSteps(e.Items)
 		d.mu.Unlock()
 	case e.Kind == runtime.KindPriorityUpdate && e.Unit.Index == 0:
 		// The end of a gradient step of learner 0 (the central learner).
 		d.mu.Lock()
-		d.sim.gradientStep()
+		d.clock.GradientStep()
 		d.mu.Unlock()
 	}
 }
@@ -222,7 +226,7 @@ func (d *offPolicyDriver) run(ctx context.Context, g *gate) error {
 func (d *offPolicyDriver) simGradSteps() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.sim.step
+	return d.clock.Steps()
 }
 
 func (d *offPolicyDriver) pause()  { d.rrun.Pause() }
@@ -231,14 +235,17 @@ func (d *offPolicyDriver) resume() { d.rrun.Resume() }
 func (d *offPolicyDriver) remap(m string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.sim.pl.setMapping(m); err != nil {
+	pl := d.clock.Placement()
+	before := *pl
+	if err := selectMapping(pl, m); err != nil {
 		return err
 	}
-	if err := d.sim.remap(d.sim.pl.mapping); err != nil {
+	if err := d.clock.Remap(); err != nil {
+		*pl = before
 		return err
 	}
-	d.view = d.sim.pl.view(m)
-	d.detail = d.pipelines()
+	d.view = placementView(pl, m)
+	d.detail = pipelineViews(d.clock.Pipelines())
 	return nil
 }
 
@@ -274,9 +281,9 @@ func (d *offPolicyDriver) snapshot(s *Snapshot) {
 	s.Tree = d.treeView()
 
 	d.mu.Lock()
-	s.SimElapsed = d.sim.now()
+	s.SimElapsed = d.clock.Now()
 	s.Mapping = d.view
-	s.Devices = append(d.sim.views(), d.detail...)
+	s.Devices = append(unitViews(d.clock.Traces()), d.detail...)
 	d.mu.Unlock()
 }
 
@@ -331,42 +338,4 @@ func (d *offPolicyDriver) treeView() TreeView {
 		}
 	})
 	return v
-}
-
-// pipelines returns the cycle-level timelines of the FPGA units the
-// mapping uses, for one gradient step's batch: the learner pipeline (000
-// Fig. 3, §VI-A2) and the RMM's sampling pipelines per bank (000 Fig. 5).
-func (d *offPolicyDriver) pipelines() []DeviceView {
-	pl := d.sim.pl
-	f := pl.platform.FPGA
-	design := pl.dse.Arch.Design()
-	if f == nil || design == nil {
-		return nil
-	}
-	var out []DeviceView
-	if pl.mapping.Learner == hw.FPGA && design.Learner != nil {
-		stages := hw.LearnerStages(&pl.workload)
-		names := make([]string, len(stages))
-		for i, st := range stages {
-			names[i] = st.Name
-		}
-		tl := hw.SimulateLearner(design.Learner, d.cfg.Batch, names)
-		out = append(out, timelineView("FPGA learner pipeline (one step)", &tl, f.Hz(), func(i int) string {
-			if i < len(names) {
-				return names[i]
-			}
-			return "weight update"
-		}))
-	}
-	if pl.mapping.RMM == hw.FPGA && design.RMM.S > 0 {
-		rmm := design.RMM
-		res, err := hw.SimulateRMM(rmm, hw.RoundRobinBanks(d.cfg.Batch, rmm.S), f.RMMFIFODepth, true)
-		if err == nil {
-			bank := rowGroups(rmm.S, "bank", "banks")
-			out = append(out, timelineView("FPGA RMM samplers (one batch)", &res.Timeline, f.Hz(), func(i int) string {
-				return bank(i / rmm.H)
-			}))
-		}
-	}
-	return out
 }

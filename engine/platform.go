@@ -11,6 +11,7 @@ import (
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/sim"
 )
 
 // DefaultDevices is the embedded platform a run uses when Config.Devices is
@@ -65,39 +66,11 @@ func HWLayers(s nn.Shape) []hw.Layer {
 	return layers
 }
 
-// placement is where a run's primitives execute on the simulated platform
-// and what the design-space exploration predicts for it.
-type placement struct {
-	platform *hw.Platform
-	workload hw.Workload
-	dse      *dse.Result
-	mapping  hw.Mapping
-	eval     dse.Eval
-	est      *hw.Estimator
-}
-
-// place explores the mappings of workload w on p (000 §VI) and selects
-// requested: "auto" takes the mapping Algorithm 3 chooses, anything else is
-// honoured as given.
-func place(p *hw.Platform, w hw.Workload, requested string) (*placement, error) {
-	res, err := dse.Explore(p, &w)
-	if err != nil {
-		return nil, err
-	}
-	pl := &placement{platform: p, workload: w, dse: res}
-	if pl.est, err = hw.NewEstimator(p, &w, res.Arch.Design()); err != nil {
-		return nil, err
-	}
-	if err := pl.setMapping(requested); err != nil {
-		return nil, err
-	}
-	return pl, nil
-}
-
-// setMapping selects a mapping by name, or the explored one for "auto".
-func (pl *placement) setMapping(requested string) error {
+// selectMapping selects on pl the mapping requested: "auto" (or empty)
+// takes the mapping Algorithm 3 chooses, anything else is honoured as given.
+func selectMapping(pl *sim.Placement, requested string) error {
 	if requested == "" || requested == "auto" {
-		pl.mapping, pl.eval = pl.dse.Chosen.Mapping, pl.dse.Chosen
+		pl.SelectAuto()
 		return nil
 	}
 	if err := ValidateMapping(requested); err != nil {
@@ -107,28 +80,26 @@ func (pl *placement) setMapping(requested string) error {
 	if err != nil {
 		return &FieldError{"mapping", fmt.Sprintf("%q", requested), err.Error()}
 	}
-	ev := dse.Evaluate(pl.est, &pl.dse.Table, m)
-	if ev.GPS == 0 {
-		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is infeasible here: " + ev.Infeasible}
+	if err := pl.Select(m); err != nil {
+		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
 	}
-	pl.mapping, pl.eval = m, ev
 	return nil
 }
 
-// view renders the placement for snapshots.
-func (pl *placement) view(requested string) MappingView {
-	r := pl.dse
+// placementView renders an off-policy placement for snapshots.
+func placementView(pl *sim.Placement, requested string) MappingView {
+	r := pl.Explored
 	// The mapping running may be one set by hand: its speedups are its
 	// own, over the other learner-RMM pairs.
-	second, worst := r.Rivals(pl.mapping)
+	second, worst := r.Rivals(pl.Mapping)
 	v := MappingView{
 		Requested:        requested,
-		Chosen:           pl.mapping.String(),
-		PredictedGPS:     pl.eval.GPS,
+		Chosen:           pl.Mapping.String(),
+		PredictedGPS:     pl.Eval.GPS,
 		SecondBest:       second.Mapping.String(),
-		SpeedupOver:      dse.Speedup(pl.eval.GPS, second.GPS),
+		SpeedupOver:      dse.Speedup(pl.Eval.GPS, second.GPS),
 		Worst:            worst.Mapping.String(),
-		SpeedupOverWorst: dse.Speedup(pl.eval.GPS, worst.GPS),
+		SpeedupOverWorst: dse.Speedup(pl.Eval.GPS, worst.GPS),
 		Columns:          [2]string{"learner", "RMM"},
 		Unit:             "GPS",
 	}
@@ -152,7 +123,7 @@ func (pl *placement) view(requested string) MappingView {
 		v.FPGA.S = d.RMM.S
 	}
 	switch {
-	case requested != "" && requested != "auto":
+	case !pl.Auto:
 		v.Note = "mapping set by hand"
 	case r.Decision.PrunedGPU:
 		v.Note = "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)"

@@ -8,6 +8,7 @@ import (
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/sim"
 )
 
 // hopperDDPG describes 000 Table III's Hopper DDPG learner (3-layer MLPs of
@@ -56,24 +57,27 @@ func TestPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := place(p, hopperDDPG(t, 16384), "auto")
+	pl, err := sim.Place(p, hopperDDPG(t, 16384))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := selectMapping(pl, "auto"); err != nil {
+		t.Fatal(err)
+	}
 	// 000 Table V: Hopper at B = 16384 maps to G-F-G.
-	if got := pl.mapping.String(); got != "G-F-G" {
+	if got := pl.Mapping.String(); got != "G-F-G" {
 		t.Errorf("auto mapping = %s, want G-F-G", got)
 	}
-	v := pl.view("auto")
-	if v.Chosen != "G-F-G" || v.PredictedGPS != pl.eval.GPS || len(v.Table) != 3 || len(v.All) != 9 || v.All[0].GPS < v.All[8].GPS {
+	v := placementView(pl, "auto")
+	if v.Chosen != "G-F-G" || v.PredictedGPS != pl.Eval.GPS || len(v.Table) != 3 || len(v.All) != 9 || v.All[0].GPS < v.All[8].GPS {
 		t.Errorf("view %+v", v)
 	}
-	if err := pl.setMapping("C-C-C"); err != nil || pl.mapping.String() != "C-C-C" || pl.eval.GPS >= v.PredictedGPS {
-		t.Errorf("manual C-C-C: %v, %s at %v GPS", err, pl.mapping, pl.eval.GPS)
+	if err := selectMapping(pl, "C-C-C"); err != nil || pl.Mapping.String() != "C-C-C" || pl.Eval.GPS >= v.PredictedGPS {
+		t.Errorf("manual C-C-C: %v, %s at %v GPS", err, pl.Mapping, pl.Eval.GPS)
 	}
 	var fe *FieldError
-	if err := pl.setMapping("X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
-		t.Errorf("setMapping(X-Y-Z) = %v", err)
+	if err := selectMapping(pl, "X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
+		t.Errorf("selectMapping(X-Y-Z) = %v", err)
 	}
 	if _, err := LoadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
 		t.Errorf("LoadPlatform(missing) = %v, want an error listing the embedded presets", err)

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/rlxdev/rlx/sim"
 )
 
 // State is the life-cycle state of a run.
@@ -213,7 +215,7 @@ type StageView struct {
 }
 
 // Interval is [Start, End) in simulated seconds.
-type Interval struct{ Start, End float64 }
+type Interval = sim.Interval
 
 // MappingView is the device mapping in use and what design-space
 // exploration (000 §VI) predicted for it.

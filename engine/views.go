@@ -6,18 +6,18 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/sim"
 )
 
 // viewIntervals bounds the intervals a stage publishes: more than a pane of
 // any width can draw.
 const viewIntervals = 256
 
-// unitViews renders the units in rs as one DeviceView per device, in the
-// order CPU, GPU, FPGA, PCIe, over the simulated window [from, to). Units of
-// the same device and stage name (the actors) are shown as one stage: the
-// union of their busy time, with their mean utilization.
-func unitViews(rs []*resource, from, to float64) []DeviceView {
+// unitViews renders the units' traces as one DeviceView per device, in the
+// order CPU, GPU, FPGA, PCIe, over the simulated window [from, to) they
+// cover. Units of the same device and stage name (the actors) are shown as
+// one stage: the union of their busy time, with their mean utilization.
+func unitViews(traces []sim.Trace, from, to float64) []DeviceView {
 	order := []string{"CPU", "GPU", "FPGA", "PCIe"}
 	byDevice := map[string]*DeviceView{}
 	for _, d := range order {
@@ -30,21 +30,20 @@ func unitViews(rs []*resource, from, to float64) []DeviceView {
 	}
 	groups := map[string]*group{}
 	var names []string
-	for _, r := range rs {
-		stage := r.stage
-		if len(stage) > 6 && stage[:6] == "actor " {
+	for _, tr := range traces {
+		stage := tr.Stage
+		if strings.HasPrefix(stage, "actor ") {
 			stage = "actors"
 		}
-		key := r.device + "/" + stage
+		key := tr.Device + "/" + stage
 		g, ok := groups[key]
 		if !ok {
 			g = &group{}
 			groups[key] = g
 			names = append(names, key)
 		}
-		busy, util := r.window(from, to)
-		g.busy = append(g.busy, busy...)
-		g.util += util
+		g.busy = append(g.busy, tr.Busy...)
+		g.util += tr.Utilization
 		g.count++
 	}
 	slices.Sort(names)
@@ -109,16 +108,25 @@ func coalesce(iv []Interval, gap float64) []Interval {
 	return out
 }
 
-// timelineView converts a cycle-level hw.Timeline to a device view in
-// seconds at clock hz, grouping stages with group (stage index to row name,
-// rows in order of first appearance).
-func timelineView(name string, tl *hw.Timeline, hz float64, group func(i int) string) DeviceView {
+// pipelineViews converts cycle-level pipeline runs to device views.
+func pipelineViews(ps []sim.Pipeline) []DeviceView {
+	var out []DeviceView
+	for i := range ps {
+		out = append(out, pipelineView(&ps[i]))
+	}
+	return out
+}
+
+// pipelineView converts a cycle-level run to a device view in seconds,
+// one stage per row of the picture.
+func pipelineView(p *sim.Pipeline) DeviceView {
+	tl, hz := &p.Timeline, p.Hz
 	to := float64(tl.Cycles) / hz
-	dv := DeviceView{Name: name, From: 0, To: to, Pipeline: true}
+	dv := DeviceView{Name: p.Name, From: 0, To: to, Pipeline: true}
 	rows := map[string]int{}
 	var busy [][]Interval
 	for i, st := range tl.Stages {
-		row := group(i)
+		row := p.Row(i)
 		r, ok := rows[row]
 		if !ok {
 			r = len(dv.Stages)
@@ -142,24 +150,6 @@ func timelineView(name string, tl *hw.Timeline, hz float64, group func(i int) st
 		}
 	}
 	return dv
-}
-
-// maxDetailRows bounds the rows of a one-step pipeline view: its units
-// (RMM banks, systolic rows, GAE PEs) share the work evenly, so their rows
-// differ little, and there may be 64 of them.
-const maxDetailRows = 4
-
-// rowGroups labels the n units of a pipeline view in at most maxDetailRows
-// groups: "bank 3" when each group holds one unit, "banks 0-7" otherwise.
-func rowGroups(n int, one, many string) func(unit int) string {
-	per := (n + maxDetailRows - 1) / maxDetailRows
-	return func(unit int) string {
-		first := unit / per * per
-		if per == 1 {
-			return fmt.Sprintf("%s %d", one, first)
-		}
-		return fmt.Sprintf("%s %d-%d", many, first, min(first+per, n)-1)
-	}
 }
 
 // busiest returns the live stage with the highest utilization; pipeline

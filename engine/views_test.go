@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/sim"
 )
 
 func TestUnionAndCoalesce(t *testing.T) {
@@ -32,15 +33,13 @@ func TestUnionAndCoalesce(t *testing.T) {
 }
 
 func TestUnitViews(t *testing.T) {
-	learner := &resource{device: "GPU", stage: "learner"}
-	learner.run(0, 4)
-	a0 := &resource{device: "CPU", stage: "actor 0"}
-	a1 := &resource{device: "CPU", stage: "actor 1"}
-	a0.run(0, 2)
-	a1.run(1, 2)
-	link := &resource{device: "PCIe", stage: "CPU-GPU"}
-	link.run(4, 1)
-	views := unitViews([]*resource{learner, a0, a1, link}, 0, 10)
+	traces := []sim.Trace{
+		{Device: "GPU", Stage: "learner", Busy: []Interval{{0, 4}}, Utilization: 0.4},
+		{Device: "CPU", Stage: "actor 0", Busy: []Interval{{0, 2}}, Utilization: 0.2},
+		{Device: "CPU", Stage: "actor 1", Busy: []Interval{{1, 3}}, Utilization: 0.2},
+		{Device: "PCIe", Stage: "CPU-GPU", Busy: []Interval{{4, 5}}, Utilization: 0.1},
+	}
+	views := unitViews(traces, 0, 10)
 	if len(views) != 4 || views[0].Name != "CPU" || views[1].Name != "GPU" || views[2].Name != "FPGA" || views[3].Name != "PCIe" {
 		t.Fatalf("devices %+v", views)
 	}
@@ -57,14 +56,14 @@ func TestUnitViews(t *testing.T) {
 	}
 }
 
-func TestTimelineView(t *testing.T) {
+func TestPipelineView(t *testing.T) {
 	tl := hw.NewTimeline(3)
 	tl.Stages[0].Mark(0, 10)
 	tl.Stages[1].Mark(5, 15)
 	tl.Stages[2].Mark(20, 40)
 	tl.Close(40)
 	// Rows: stages 0 and 1 share a row, stage 2 has its own.
-	dv := timelineView("FPGA RMM", &tl, 10, func(i int) string { return []string{"a", "a", "b"}[i] })
+	dv := pipelineView(&sim.Pipeline{Name: "FPGA RMM", Timeline: tl, Hz: 10, Row: func(i int) string { return []string{"a", "a", "b"}[i] }})
 	if dv.To != 4 || len(dv.Stages) != 2 || dv.Stages[0].Busy[0] != (Interval{0, 1.5}) || dv.Stages[0].Utilization != 0.375 || dv.Stages[1].Utilization != 0.5 {
 		t.Errorf("view %+v", dv)
 	}

@@ -69,6 +69,8 @@ func TestImportRules(t *testing.T) {
 			return "internal/yamldoc imports nothing of rlx"
 		case pkg == "core/dse" && ours && local != "hw":
 			return "core/dse imports only hw"
+		case pkg == "sim" && ours && local != "hw" && local != "core/dse":
+			return "sim imports only hw and core/dse"
 		}
 		return ""
 	}
@@ -82,7 +84,7 @@ func TestImportRules(t *testing.T) {
 	// The engine and everything a headless run needs must build without a
 	// terminal UI, also indirectly.
 	for pkg, all := range deps {
-		headless := pkg == "engine" || pkg == "report" || pkg == "hw" || pkg == "bench" || pkg == "experiment" ||
+		headless := pkg == "engine" || pkg == "report" || pkg == "hw" || pkg == "sim" || pkg == "bench" || pkg == "experiment" ||
 			strings.HasPrefix(pkg, "core/") || pkg == "presets"
 		if !headless {
 			continue

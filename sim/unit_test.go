@@ -1,4 +1,4 @@
-package engine
+package sim
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestResourceQueuesAndMerges(t *testing.T) {
-	var r resource
+	var r unit
 	steps := []struct{ ready, dur, start, end float64 }{
 		{0, 1, 0, 1},
 		{0.5, 1, 1, 2},     // queued behind the first: touches, merged
@@ -20,7 +20,8 @@ func TestResourceQueuesAndMerges(t *testing.T) {
 			t.Fatalf("step %d: ran [%v, %v), want [%v, %v)", i, start, end, s.start, s.end)
 		}
 	}
-	iv, util := r.window(0, 10)
+	tr := r.trace(0, 10)
+	iv, util := tr.Busy, tr.Utilization
 	want := []Interval{{0, 2}, {5, 7.5}}
 	if len(iv) != len(want) || iv[0] != want[0] || iv[1] != want[1] {
 		t.Fatalf("intervals %v, want %v", iv, want)
@@ -28,18 +29,19 @@ func TestResourceQueuesAndMerges(t *testing.T) {
 	if math.Abs(util-0.45) > 1e-12 || r.busy != 4.5 {
 		t.Errorf("utilization %v, busy %v; want 0.45 and 4.5", util, r.busy)
 	}
-	iv, util = r.window(1.5, 6)
+	tr = r.trace(1.5, 6)
+	iv, util = tr.Busy, tr.Utilization
 	if len(iv) != 2 || iv[0] != (Interval{1.5, 2}) || iv[1] != (Interval{5, 6}) || math.Abs(util-1.5/4.5) > 1e-12 {
 		t.Errorf("clipped window: %v, %v", iv, util)
 	}
 }
 
 func TestResourceRingKeepsTheLatest(t *testing.T) {
-	var r resource
+	var r unit
 	for i := range 3 * ringSize {
 		r.run(float64(2*i), 1) // never touching: one interval each
 	}
-	iv, _ := r.window(0, math.Inf(1))
+	iv := r.trace(0, math.Inf(1)).Busy
 	if len(iv) != ringSize || iv[len(iv)-1].Start != float64(2*(3*ringSize-1)) {
 		t.Errorf("%d intervals, last %v", len(iv), iv[len(iv)-1])
 	}

@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+// OffPolicy charges the primitives of an off-policy run (actors, replay
+// manager, data storage, learner) to the devices of a placement and keeps
+// the simulated platform clock (000 §V, Fig. 7).
+//
+// Per gradient step k: the RMM samples B indices once the priorities of step
+// k-D are updated (D = 1 is the strict loop of 000 §II-A2; larger D is the
+// relaxed dependency of §V-A); the indices cross to the data storage, which
+// gathers the rows; the rows cross to the learner, which trains; the TD
+// errors cross back to the RMM, which updates the priorities. Each stage
+// waits for its input and for its unit, so stages of different steps
+// overlap on different units, and the steady rate is that of the slowest
+// unit, which is what the design-space exploration predicts (dse.Evaluate).
+// Actors run on their own CPU cores and send their data to the storage.
+//
+// An OffPolicy is not safe for concurrent use.
+type OffPolicy struct {
+	pl    *Placement
+	batch int
+	depth int
+	units platformUnits
+
+	learner, rmm, storage *unit // the rmm is the learner's unit when both are on the GPU
+
+	// Rings of D entries, indexed by step modulo D: when step j's priority
+	// update ended, and when the rows of the batch sampled for step j are
+	// at the learner.
+	updated, arrived []float64
+	step             int64 // the next gradient step
+	sampled          int64 // the next batch to sample
+	lastEnd          float64
+	ends             [traceSteps]float64 // ends of the latest steps, a ring
+	// inserted is when the latest data charged so far reached the storage:
+	// a batch is sampled no earlier, since the run sampled it only after
+	// that data existed.
+	inserted float64
+
+	// Per-primitive costs for the current mapping, precomputed because they
+	// depend only on the batch (seconds).
+	tSample, tUpdate, tTrain, tGather float64
+	tEnv, tInfer                      float64
+}
+
+// NewOffPolicy returns the clock of a run on pl's mapping with the
+// learner's batch, D batches sampled ahead (depth) and actors CPU cores.
+func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
+	if batch < 1 || depth < 1 || actors < 1 {
+		return nil, fmt.Errorf("sim: batch %d, depth %d, actors %d: each must be >= 1", batch, depth, actors)
+	}
+	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
+		updated: make([]float64, depth), arrived: make([]float64, depth)}
+	if err := s.Remap(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Placement returns the placement the clock charges to. Select a mapping on
+// it, then Remap.
+func (s *OffPolicy) Placement() *Placement { return s.pl }
+
+// Remap moves the learner, the RMM and the storage to the devices of the
+// placement's mapping, from the next gradient step on. Work already charged
+// stays where it ran.
+func (s *OffPolicy) Remap() error {
+	m := s.pl.Mapping
+	e := s.pl.Est
+	var err error
+	cost := func(k hw.Kind, p hw.Primitive, n int) float64 {
+		if err != nil {
+			return 0
+		}
+		var t float64
+		t, err = e.Seconds(k, p, n)
+		return t
+	}
+	tTrain := cost(m.Learner, hw.TrainStep, s.batch)
+	tSample := cost(m.RMM, hw.PrefixSum, s.batch)
+	tUpdate := cost(m.RMM, hw.PriorityUpdate, s.batch)
+	tEnv := cost(hw.CPU, hw.EnvStep, 1)
+	tInfer := cost(hw.CPU, hw.Inference, 1)
+	if err != nil {
+		return fmt.Errorf("sim: mapping %s: %w", m, err)
+	}
+	s.tTrain, s.tSample, s.tUpdate, s.tEnv, s.tInfer = tTrain, tSample, tUpdate, tEnv, tInfer
+	s.tGather = float64(s.pl.Workload.BatchBytes(s.batch)) / (s.pl.Platform.MemBWGBs(m.Storage) * 1e9)
+	s.learner = s.units.get(m.Learner, "learner")
+	if m.RMM == m.Learner && m.RMM == hw.GPU {
+		// 000 §VI-B: the RMM and the learner share the GPU.
+		s.rmm = s.learner
+	} else {
+		s.rmm = s.units.get(m.RMM, "RMM")
+	}
+	s.storage = s.units.get(m.Storage, "storage")
+	return nil
+}
+
+// transfer charges moving bytes from device a to device b, ready at ready.
+func (s *OffPolicy) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
+	if bytes <= 0 {
+		return ready
+	}
+	return s.units.transfer(a, b, s.pl.Est.Transfer(bytes), ready)
+}
+
+// GradientStep charges one learner step of batch B and returns its
+// simulated end.
+//
+// The RMM samples ahead: before step k trains, every batch up to k+D-1 is
+// sampled, batch j as soon as the priorities of step j-D are updated, the
+// pre-sampler of 000 §V-A. With D = 1 batch k is sampled after step k-1's
+// update: the strict loop, in which nothing overlaps. No batch is sampled
+// before the data charged so far is stored, so a learner never runs ahead
+// of the actors that feed it: if they are slower on the platform, they set
+// the pace.
+func (s *OffPolicy) GradientStep() float64 {
+	m := s.pl.Mapping
+	b := int64(s.batch)
+	d := int64(s.depth)
+	for ; s.sampled < s.step+d; s.sampled++ {
+		ready := s.inserted
+		if s.sampled >= d {
+			ready = max(ready, s.updated[s.sampled%d]) // the update of step sampled-D
+		}
+		_, t := s.rmm.run(ready, s.tSample)
+		t = s.transfer(m.RMM, m.Storage, 4*b, t)
+		_, t = s.storage.run(t, s.tGather)
+		s.arrived[s.sampled%d] = s.transfer(m.Storage, m.Learner, s.pl.Workload.BatchBytes(s.batch), t)
+	}
+	slot := s.step % d
+	_, t := s.learner.run(s.arrived[slot], s.tTrain)
+	t = s.transfer(m.Learner, m.RMM, 8*b, t)
+	_, t = s.rmm.run(t, s.tUpdate)
+	s.updated[slot] = t
+	s.lastEnd = t
+	s.ends[s.step%traceSteps] = t
+	s.step++
+	return t
+}
+
+// ActorSteps charges n environment steps, each with one policy inference,
+// to the actor cores, and the insertion of their data into the storage,
+// and returns when the data is stored.
+//
+// The steps go to the least busy core, whichever host goroutine ran them:
+// the actors are identical, and the host's scheduling, which lets one
+// goroutine run ahead of another, is not the platform's. On the platform
+// N cores share the collection evenly.
+func (s *OffPolicy) ActorSteps(n int) float64 {
+	r := s.units.actors[0]
+	for _, c := range s.units.actors[1:] {
+		if c.free < r.free {
+			r = c
+		}
+	}
+	_, t := r.run(r.free, float64(n)*(s.tEnv+s.tInfer))
+	bytes := int64(n) * int64(s.pl.Workload.DataPointBytes)
+	t = s.transfer(hw.CPU, s.pl.Mapping.Storage, bytes, t)
+	s.inserted = max(s.inserted, t)
+	return t
+}
+
+// Steps returns the gradient steps charged.
+func (s *OffPolicy) Steps() int64 { return s.step }
+
+// Now returns the simulated time of the platform: the end of the latest
+// gradient step, or of the latest insert when the actors lead (as they do
+// before learning starts). Work already charged for future steps, such as
+// batches the RMM sampled ahead, does not count: the platform has not
+// finished a step by doing part of the next ones.
+func (s *OffPolicy) Now() float64 { return max(s.lastEnd, s.inserted) }
+
+// traceSteps is how many gradient steps the traces cover.
+const traceSteps = 64
+
+// Traces returns every unit's trace over the window of the last traceSteps
+// gradient steps (all of the run before that many), and the window.
+func (s *OffPolicy) Traces() (traces []Trace, from, to float64) {
+	to = s.Now()
+	if s.step >= traceSteps {
+		from = s.ends[s.step%traceSteps] // the end of the step traceSteps ago
+	}
+	return s.units.traces(from, to), from, to
+}
+
+// Pipelines returns the cycle-level runs of the FPGA units the mapping
+// uses, for one gradient step's batch: the learner pipeline (000 Fig. 3,
+// §VI-A2) and the RMM's sampling pipelines per bank (000 Fig. 5).
+func (s *OffPolicy) Pipelines() []Pipeline {
+	pl := s.pl
+	f := pl.Platform.FPGA
+	design := pl.Explored.Arch.Design()
+	if f == nil || design == nil {
+		return nil
+	}
+	var out []Pipeline
+	if pl.Mapping.Learner == hw.FPGA && design.Learner != nil {
+		stages := hw.LearnerStages(&pl.Workload)
+		names := make([]string, len(stages))
+		for i, st := range stages {
+			names[i] = st.Name
+		}
+		out = append(out, Pipeline{
+			Name:     "FPGA learner pipeline (one step)",
+			Timeline: hw.SimulateLearner(design.Learner, s.batch, names),
+			Hz:       f.Hz(),
+			Row: func(i int) string {
+				if i < len(names) {
+					return names[i]
+				}
+				return "weight update"
+			},
+		})
+	}
+	if pl.Mapping.RMM == hw.FPGA && design.RMM.S > 0 {
+		rmm := design.RMM
+		res, err := hw.SimulateRMM(rmm, hw.RoundRobinBanks(s.batch, rmm.S), f.RMMFIFODepth, true)
+		if err == nil {
+			bank := rowGroups(rmm.S, "bank", "banks")
+			out = append(out, Pipeline{Name: "FPGA RMM samplers (one batch)", Timeline: res.Timeline, Hz: f.Hz(),
+				Row: func(i int) string { return bank(i / rmm.H) }})
+		}
+	}
+	return out
+}

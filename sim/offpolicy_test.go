@@ -1,0 +1,158 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/presets"
+)
+
+// simulatedGPS runs steps gradient steps, each with the N_actor inserts the
+// DSE assumes per step (000 Algorithm 3 line 11), and returns the rate of
+// the second half, once the pipeline is warm.
+func simulatedGPS(t *testing.T, s *OffPolicy, steps int) float64 {
+	t.Helper()
+	var mid float64
+	for k := range steps {
+		for range s.units.actors {
+			s.ActorSteps(1)
+		}
+		end := s.GradientStep()
+		if k == steps/2-1 {
+			mid = end
+		}
+	}
+	return float64(steps-steps/2) / (s.lastEnd - mid)
+}
+
+// TestSimulatedThroughputMatchesTheDSE checks that the simulated clock,
+// driven step by step, runs each mapping at the rate the design-space
+// exploration predicts for it (issue: within 10% once warm), with the
+// relaxed dependency of 000 §V-A (D = 50).
+func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
+	p := defaultPlatform(t)
+	for _, batch := range []int{32, 256, 2048, 16384} {
+		pl, err := Place(p, hopperDDPG(t, batch))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range pl.Explored.Evals {
+			if ev.GPS == 0 {
+				continue
+			}
+			if err := pl.Select(ev.Mapping); err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewOffPolicy(pl, batch, 50, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := simulatedGPS(t, s, 400)
+			if rel := math.Abs(got-ev.GPS) / ev.GPS; rel > 0.10 {
+				t.Errorf("B=%d %s: simulated %.1f GPS, DSE predicts %.1f (%.0f%% off, bottleneck %s)",
+					batch, ev.Mapping, got, ev.GPS, 100*rel, ev.Bottleneck)
+			}
+		}
+	}
+}
+
+// TestStrictLoopSerializes checks the data dependency of 000 §II-A2: with
+// D = 1 no stage of a step overlaps the next step, so a step takes the sum
+// of its stages; with D = 50 the stages overlap and the slowest unit sets
+// the pace. G-C-G at B = 16384 has a CPU RMM and a GPU learner of similar
+// times, so the difference shows.
+func TestStrictLoopSerializes(t *testing.T) {
+	const b = 16384
+	pl, err := Place(defaultPlatform(t), hopperDDPG(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}); err != nil {
+		t.Fatal(err)
+	}
+	strict, _ := NewOffPolicy(pl, b, 1, 1)
+	relaxed, _ := NewOffPolicy(pl, b, 50, 1)
+	gs, gr := simulatedGPS(t, strict, 100), simulatedGPS(t, relaxed, 100)
+	// Strict: one step is the chain of its stages. The indices cross to the
+	// GPU storage and the TD errors back; the rows stay on the GPU.
+	chain := strict.tSample + pl.Est.Transfer(4*b) + strict.tGather + strict.tTrain + pl.Est.Transfer(8*b) + strict.tUpdate
+	if rel := math.Abs(1/gs-chain) / chain; rel > 0.02 {
+		t.Errorf("strict step %.6g s, the chain of its stages is %.6g s", 1/gs, chain)
+	}
+	// Relaxed: the CPU RMM, which samples and updates, is the slowest unit.
+	rmm := relaxed.tSample + relaxed.tUpdate
+	if rel := math.Abs(1/gr-rmm) / rmm; rel > 0.02 {
+		t.Errorf("relaxed step %.6g s, the RMM's sample and update take %.6g s", 1/gr, rmm)
+	}
+}
+
+// defaultPlatform is the embedded platform of 000 Table IV.
+func defaultPlatform(t *testing.T) *hw.Platform {
+	t.Helper()
+	data, err := presets.Device(presets.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := hw.ParsePlatform(presets.DefaultDevices, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// hopperDDPG is 000 Table III's Hopper DDPG learner at batch.
+func hopperDDPG(t *testing.T, batch int) hw.Workload {
+	t.Helper()
+	env, err := dse.FindEnv("Hopper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := dse.Workload(env, "DDPG", batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestOffPolicyPipelinesGroupBanks: the RMM's banks are drawn in at most
+// maxPipelineRows rows, "banks 0-7" and so on.
+func TestOffPolicyPipelinesGroupBanks(t *testing.T) {
+	const b = 16384
+	pl, err := Place(defaultPlatform(t), hopperDDPG(t, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.FPGA, Storage: hw.GPU}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewOffPolicy(pl, b, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	banks := pl.Explored.Arch.Design().RMM.S
+	if banks <= maxPipelineRows {
+		t.Fatalf("the design has %d banks: the test needs more than %d", banks, maxPipelineRows)
+	}
+	var rmm *Pipeline
+	for _, p := range s.Pipelines() {
+		if p.Name == "FPGA RMM samplers (one batch)" {
+			rmm = &p
+		}
+	}
+	if rmm == nil {
+		t.Fatal("no RMM pipeline on G-F-G")
+	}
+	var rows []string
+	for i := range rmm.Timeline.Stages {
+		if r := rmm.Row(i); len(rows) == 0 || rows[len(rows)-1] != r {
+			rows = append(rows, r)
+		}
+	}
+	per := (banks + maxPipelineRows - 1) / maxPipelineRows
+	if len(rows) > maxPipelineRows || rows[0] != fmt.Sprintf("banks 0-%d", per-1) {
+		t.Errorf("rows %q for %d banks", rows, banks)
+	}
+}

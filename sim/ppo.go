@@ -1,0 +1,348 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/hw"
+)
+
+// PPOIteration is what the clock needs of a PPO run: the sizes and counts
+// of one iteration (003 §2.1) and the networks.
+type PPOIteration struct {
+	Name          string // for errors, e.g. "CartPole-v1/ppo"
+	Envs, Horizon int    // N environments, T steps each
+	// Epochs K of Minibatches M updates each: K x M minibatch updates per
+	// iteration, each on N x T / M samples.
+	Epochs, Minibatches int
+	Actors              int // CPU cores stepping the environments
+	ObsDim, ActDim      int
+	Params              int // weights the learner sends back to the actors
+	Actor, Critic       []hw.Layer
+	EnvStepUS           float64 // one environment step on an actor core
+}
+
+// Samples returns the environment steps of one iteration, N x T.
+func (it PPOIteration) Samples() int { return it.Envs * it.Horizon }
+
+// MinibatchSize returns the samples of one minibatch update, N x T / M.
+func (it PPOIteration) MinibatchSize() int { return it.Samples() / it.Minibatches }
+
+// Updates returns the minibatch updates of one iteration, K x M.
+func (it PPOIteration) Updates() int { return it.Epochs * it.Minibatches }
+
+// rowBytes is the size of one stored step: observation, action,
+// log-probability, reward, value, flags, then advantage and return (float32
+// each).
+func (it PPOIteration) rowBytes() int64 { return int64(4 * (it.ObsDim + it.ActDim + 6)) }
+
+func (it PPOIteration) validate() error {
+	switch {
+	case it.Envs < 1 || it.Horizon < 1 || it.Epochs < 1 || it.Minibatches < 1 || it.Actors < 1:
+		return fmt.Errorf("sim: %s: envs %d, horizon %d, epochs %d, minibatches %d, actors %d: each must be >= 1",
+			it.Name, it.Envs, it.Horizon, it.Epochs, it.Minibatches, it.Actors)
+	case it.Samples()%it.Minibatches != 0:
+		return fmt.Errorf("sim: %s: %d minibatches do not divide the %d samples of an iteration", it.Name, it.Minibatches, it.Samples())
+	}
+	return nil
+}
+
+// PPO charges the primitives of PPO iterations to a mapping
+// Learner-GAE-Storage and keeps the simulated platform clock: the rollout
+// runs on the CPU actors (env steps and policy inference, 003 §2.1), the
+// rollout is stored on the storage device, crosses to the GAE device for
+// advantage estimation (004) and to the learner for K epochs of M
+// minibatch updates, and the new weights go back to the actors. An
+// iteration is synchronous: the next rollout waits for the weights.
+//
+// IterationSeconds predicts an iteration from the same costs and the same
+// counts, so a prediction and the live clock agree by construction.
+//
+// A PPO is not safe for concurrent use.
+type PPO struct {
+	it       PPOIteration
+	platform *hw.Platform
+	est      *hw.Estimator
+	work     hw.Workload
+	mapping  hw.Mapping
+	accel    *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
+	heppo    *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
+	tGAE     [hw.NumKinds]float64
+	tTrain   [hw.NumKinds]float64
+	units    platformUnits
+
+	ready    float64 // when the actors may step (weights arrived)
+	trained  float64 // end of the latest charged minibatch
+	gaeDone  float64
+	lastIter float64
+}
+
+// NewPPO returns the clock of a PPO run on p, on the mapping Auto gives.
+func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
+	if err := it.validate(); err != nil {
+		return nil, err
+	}
+	s := &PPO{it: it, platform: p, units: newPlatformUnits(it.Actors)}
+	s.work = hw.Workload{
+		Name:  it.Name,
+		Batch: it.MinibatchSize(), Capacity: max(2, it.Samples()), Fanout: 2, Actors: it.Actors,
+		DataPointBytes: int(it.rowBytes()), LossOps: 12, EnvStepUS: it.EnvStepUS,
+		Nets: []hw.Net{
+			{Name: "actor", Layers: it.Actor, FW: 1, BW: 1, WA: 1},
+			{Name: "critic", Layers: it.Critic, FW: 1, BW: 1, WA: 1},
+		},
+	}
+	var err error
+	if s.est, err = hw.NewEstimator(p, &s.work, nil); err != nil {
+		return nil, err
+	}
+	s.costs()
+	s.mapping = s.Auto()
+	return s, nil
+}
+
+// costs fills the per-device times of one minibatch update and of one
+// iteration's GAE; 0 where a device has no model of it.
+func (s *PPO) costs() {
+	mb := s.it.MinibatchSize()
+	for _, k := range []hw.Kind{hw.CPU, hw.GPU} {
+		if t, err := s.est.Seconds(k, hw.TrainStep, mb); err == nil {
+			s.tTrain[k] = t
+		}
+		if t, err := s.est.GAE(k, s.it.Horizon, s.it.Envs, 0, 0); err == nil {
+			s.tGAE[k] = t
+		}
+	}
+	f := s.platform.FPGA
+	if f == nil {
+		return
+	}
+	// The FPGA learner is PPOAccel's systolic array (003 §3-4): its
+	// minibatch update is the FW, BW and WU cycles Eq. 6 gives for the
+	// design the Eq. 9 DSE picks.
+	r, err := dse.ExplorePPOAccel(f, s.platform.Link, dse.PPOConfig{
+		Layers: append(append([]hw.Layer(nil), s.it.Actor...), s.it.Critic...),
+		N:      s.it.Envs, T: s.it.Horizon, M: mb, K: s.it.Epochs, CUs: 1,
+		ObsWords: s.it.ObsDim, ActWords: s.it.ActDim,
+	})
+	if err == nil {
+		s.tTrain[hw.FPGA] = float64(r.FWCycles+r.BWCycles+r.WUCycles) / f.Hz()
+		s.accel = &r
+	}
+	// GAE on HEPPO's processing elements, as many as fit (004 §IV), with
+	// float32 values.
+	if h, err := dse.SizeHEPPO(f, s.it.Horizon, s.it.Envs, 32); err == nil {
+		s.tGAE[hw.FPGA] = h.Seconds
+		s.heppo = &h
+	}
+}
+
+// Auto returns the mapping rlx chooses for PPO: the fastest device for
+// each of the learner and the GAE, the storage with the learner.
+func (s *PPO) Auto() hw.Mapping {
+	fastest := func(t [hw.NumKinds]float64) hw.Kind {
+		best := hw.CPU
+		for _, k := range hw.Kinds {
+			if t[k] > 0 && (t[best] == 0 || t[k] < t[best]) {
+				best = k
+			}
+		}
+		return best
+	}
+	l := fastest(s.tTrain)
+	return hw.Mapping{Learner: l, RMM: fastest(s.tGAE), Storage: l}
+}
+
+// Feasible returns nil if m can run here, or an error wrapping
+// ErrInfeasible that says why not.
+func (s *PPO) Feasible(m hw.Mapping) error {
+	if s.tTrain[m.Learner] == 0 {
+		return fmt.Errorf("%w here: no %s learner model for this network", ErrInfeasible, m.Learner)
+	}
+	if s.tGAE[m.GAE()] == 0 {
+		return fmt.Errorf("%w here: no %s GAE model", ErrInfeasible, m.GAE())
+	}
+	return nil
+}
+
+// Remap moves the learner, the GAE and the storage to m from the next
+// primitive on; work already charged stays where it ran.
+func (s *PPO) Remap(m hw.Mapping) error {
+	if err := s.Feasible(m); err != nil {
+		return err
+	}
+	s.mapping = m
+	return nil
+}
+
+// Mapping returns the mapping in use.
+func (s *PPO) Mapping() hw.Mapping { return s.mapping }
+
+// Iteration returns the iteration the clock charges.
+func (s *PPO) Iteration() PPOIteration { return s.it }
+
+// UpdateSeconds returns one minibatch update on device k, 0 if k has no
+// model of it.
+func (s *PPO) UpdateSeconds(k hw.Kind) float64 { return s.tTrain[k] }
+
+// GAESeconds returns one iteration's advantage estimation on device k, 0 if
+// k has no model of it.
+func (s *PPO) GAESeconds(k hw.Kind) float64 { return s.tGAE[k] }
+
+// PEs returns the HEPPO processing elements of the FPGA GAE, 0 if none fit.
+func (s *PPO) PEs() int {
+	if s.heppo == nil {
+		return 0
+	}
+	return s.heppo.PEs
+}
+
+// IterationSeconds predicts one iteration under m: the rollout, the
+// transfers, the GAE, the K x M updates and the weights' return, in
+// sequence, as the clock charges them.
+func (s *PPO) IterationSeconds(m hw.Mapping) float64 {
+	it := s.it
+	actors := len(s.units.actors)
+	perCore := (it.Envs + actors - 1) / actors
+	rollout := float64(it.Horizon) * (float64(perCore)*it.EnvStepUS*1e-6 + s.inference(it.Envs))
+	bytes := int64(it.Samples()) * it.rowBytes()
+	move := func(a, b hw.Kind, n int64) float64 {
+		return s.est.Transfer(n) * float64(len(hw.Links(a, b)))
+	}
+	t := rollout + move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + s.tGAE[m.GAE()] + move(m.GAE(), m.Learner, bytes)
+	t += float64(it.Updates()) * s.tTrain[m.Learner]
+	return t + move(m.Learner, hw.CPU, int64(4*it.Params))
+}
+
+// inference returns the actors' policy inference for n observations.
+func (s *PPO) inference(n int) float64 {
+	t, err := s.est.Seconds(hw.CPU, hw.Inference, max(n, 1))
+	if err != nil {
+		return 0
+	}
+	return t
+}
+
+// transfer moves bytes from device a to b, ready at ready.
+func (s *PPO) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
+	if bytes <= 0 {
+		return ready
+	}
+	return s.units.transfer(a, b, s.est.Transfer(bytes), ready)
+}
+
+// EnvSteps charges one vector step of n environments: they are spread over
+// the actor cores and step together; the step ends when the slowest core
+// is done.
+func (s *PPO) EnvSteps(n int) {
+	per := s.it.EnvStepUS * 1e-6
+	actors := s.units.actors
+	end := s.ready
+	for i, a := range actors {
+		k := n / len(actors)
+		if i < n%len(actors) {
+			k++
+		}
+		_, t := a.run(s.ready, float64(k)*per)
+		end = math.Max(end, t)
+	}
+	s.ready = end
+}
+
+// Inference charges the policy's inference for n observations on the
+// first actor core.
+func (s *PPO) Inference(n int) {
+	_, s.ready = s.units.actors[0].run(s.ready, s.inference(n))
+}
+
+// Store charges storing n steps of the rollout on the storage device.
+func (s *PPO) Store(n int) {
+	bytes := int64(n) * s.it.rowBytes()
+	storage := s.mapping.Storage
+	t := s.transfer(hw.CPU, storage, bytes, s.ready)
+	_, t = s.units.get(storage, "storage").run(t, float64(bytes)/(s.platform.MemBWGBs(storage)*1e9))
+	s.gaeDone = math.Max(s.gaeDone, t)
+}
+
+// GAE charges the advantage estimation of the iteration's n steps, with
+// the rollout's trip from the storage to the GAE device and on to the
+// learner.
+func (s *PPO) GAE(n int) {
+	m := s.mapping
+	bytes := int64(n) * s.it.rowBytes()
+	t := s.transfer(m.Storage, m.GAE(), bytes, math.Max(s.ready, s.gaeDone))
+	_, t = s.units.get(m.GAE(), "GAE").run(t, s.tGAE[m.GAE()])
+	s.gaeDone = s.transfer(m.GAE(), m.Learner, bytes, t)
+}
+
+// Minibatch charges one minibatch update: forward, backward and the
+// optimizer step.
+func (s *PPO) Minibatch() {
+	_, s.trained = s.units.get(s.mapping.Learner, "learner").run(s.gaeDone, s.tTrain[s.mapping.Learner])
+}
+
+// EndIteration charges the weights' return to the actors; the next rollout
+// waits for them.
+func (s *PPO) EndIteration() {
+	t := s.transfer(s.mapping.Learner, hw.CPU, int64(4*s.it.Params), math.Max(s.trained, s.gaeDone))
+	s.ready = math.Max(s.ready, t)
+	s.gaeDone = s.ready
+	s.lastIter = s.ready
+}
+
+// Now returns the simulated time of the platform.
+func (s *PPO) Now() float64 {
+	t := math.Max(s.ready, s.trained)
+	for _, r := range s.units.order {
+		t = math.Max(t, r.free)
+	}
+	return t
+}
+
+// Traces returns every unit's trace over the last four iterations, and the
+// window.
+func (s *PPO) Traces() (traces []Trace, from, to float64) {
+	to = s.Now()
+	from = math.Max(0, to-4*math.Max(to-s.lastIter, s.IterationSeconds(s.mapping)))
+	return s.units.traces(from, to), from, to
+}
+
+// Pipelines returns the cycle-level runs of the FPGA units the mapping
+// uses: PPOAccel's systolic array through the forward pass of one
+// minibatch, layer after layer (003 §3, Eq. 5), and HEPPO's GAE PEs
+// through one iteration's T x N advantages (004 §III-C).
+func (s *PPO) Pipelines() []Pipeline {
+	f := s.platform.FPGA
+	var out []Pipeline
+	if s.mapping.Learner == hw.FPGA && s.accel != nil {
+		p := s.accel.P
+		tl := hw.NewTimeline(p)
+		var at int64
+		for _, l := range append(append([]hw.Layer(nil), s.it.Actor...), s.it.Critic...) {
+			r, err := hw.SimulateGEMM(l.GEMM(s.it.MinibatchSize()), p, s.accel.FW, hw.Streamed)
+			if err != nil {
+				return nil
+			}
+			for row, st := range r.Timeline.Stages {
+				for _, iv := range st.Busy {
+					tl.Stages[row].Mark(at+iv.Start, at+iv.End)
+				}
+			}
+			at += r.Cycles
+		}
+		tl.Close(at)
+		out = append(out, Pipeline{
+			Name:     fmt.Sprintf("FPGA %dx%d systolic array (forward pass of one minibatch, %s)", p, p, s.accel.FW),
+			Timeline: tl, Hz: f.Hz(), Row: rowGroups(p, "row", "rows"),
+		})
+	}
+	if s.mapping.GAE() == hw.FPGA && s.heppo != nil {
+		h := s.heppo
+		if r, err := hw.SimulateGAE(s.it.Horizon, s.it.Envs, h.PEs, h.Lookahead, f.GAELoopLatencyCycles); err == nil {
+			out = append(out, Pipeline{Name: "FPGA GAE PEs (one iteration)", Timeline: r.Timeline, Hz: f.Hz(),
+				Row: rowGroups(h.PEs, "PE", "PEs")})
+		}
+	}
+	return out
+}

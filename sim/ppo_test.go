@@ -1,0 +1,122 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/rlxdev/rlx/hw"
+)
+
+// cartPolePPO is CleanRL's ppo.py on CartPole-v1 (4 x 128 steps, 4 epochs
+// of 4 minibatches, 64-64 MLPs) with epochs and minibatches as given.
+func cartPolePPO(epochs, minibatches int) PPOIteration {
+	mlp := func(in, out int) []hw.Layer {
+		return []hw.Layer{{Kind: hw.Dense, In: in, Out: 64}, {Kind: hw.Dense, In: 64, Out: 64}, {Kind: hw.Dense, In: 64, Out: out}}
+	}
+	return PPOIteration{Name: "CartPole-v1/ppo", Envs: 4, Horizon: 128, Epochs: epochs, Minibatches: minibatches,
+		Actors: 1, ObsDim: 4, ActDim: 1, Params: 2 * (4*64 + 64*64 + 64*2 + 64 + 64 + 2),
+		Actor: mlp(4, 2), Critic: mlp(4, 1), EnvStepUS: 1}
+}
+
+// runIterations charges n iterations as the trainer emits them and returns
+// the simulated seconds they took.
+func runIterations(s *PPO, n int) float64 {
+	it := s.Iteration()
+	for range n {
+		for range it.Horizon {
+			s.Inference(it.Envs)
+			s.EnvSteps(it.Envs)
+			s.Store(it.Envs)
+		}
+		s.GAE(it.Samples())
+		for range it.Updates() {
+			s.Minibatch()
+		}
+		s.EndIteration()
+	}
+	return s.Now()
+}
+
+// TestPPOIterationSecondsIsTheClock: the prediction of an iteration is what
+// the clock charges for it, on every feasible mapping and for any epochs
+// and minibatches: the counts have one home (PPOIteration).
+func TestPPOIterationSecondsIsTheClock(t *testing.T) {
+	p := defaultPlatform(t)
+	for _, c := range []struct{ epochs, minibatches int }{{4, 4}, {10, 4}, {1, 32}, {10, 1}} {
+		for _, l := range hw.Kinds {
+			for _, g := range hw.Kinds {
+				s, err := NewPPO(p, cartPolePPO(c.epochs, c.minibatches))
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := hw.Mapping{Learner: l, RMM: g, Storage: l}
+				if s.Remap(m) != nil {
+					continue
+				}
+				const n = 5
+				got := runIterations(s, n) / n
+				want := s.IterationSeconds(m)
+				if rel := math.Abs(got-want) / want; rel > 0.02 {
+					t.Errorf("%s, %d epochs of %d: the clock takes %.4g s an iteration, the prediction %.4g s (%.1f%% off)",
+						m, c.epochs, c.minibatches, got, want, 100*rel)
+				}
+			}
+		}
+	}
+}
+
+// TestPPOUpdatesScaleWithEpochs: K x M updates an iteration, so going from
+// 4 to 10 epochs adds 6 x M updates' time to the prediction.
+func TestPPOUpdatesScaleWithEpochs(t *testing.T) {
+	p := defaultPlatform(t)
+	s4, err := NewPPO(p, cartPolePPO(4, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s10, err := NewPPO(p, cartPolePPO(10, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hw.Mapping{Learner: hw.CPU, RMM: hw.CPU, Storage: hw.CPU}
+	extra := s10.IterationSeconds(m) - s4.IterationSeconds(m)
+	if want := 6 * 4 * s4.UpdateSeconds(hw.CPU); math.Abs(extra-want) > 1e-12*want {
+		t.Errorf("6 more epochs add %.6g s, want 6 x 4 updates = %.6g s", extra, want)
+	}
+}
+
+// TestPPOPipelines: on F-F-F the systolic array's forward pass takes the
+// cycles of its GEMMs back to back (003 Eq. 5), and the GAE PEs are shown;
+// neither on C-C-C.
+func TestPPOPipelines(t *testing.T) {
+	s, err := NewPPO(defaultPlatform(t), cartPolePPO(4, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remap(hw.Mapping{Learner: hw.FPGA, RMM: hw.FPGA, Storage: hw.FPGA}); err != nil {
+		t.Fatal(err)
+	}
+	ps := s.Pipelines()
+	if len(ps) != 2 || s.accel == nil {
+		t.Fatalf("%d pipelines on F-F-F, want the systolic array and the GAE PEs", len(ps))
+	}
+	var cycles int64
+	for _, l := range append(s.it.Actor, s.it.Critic...) {
+		cycles += hw.SystolicCycles(l.GEMM(s.it.MinibatchSize()), s.accel.P, s.accel.FW, hw.Streamed)
+	}
+	if got := ps[0].Timeline.Cycles; got != cycles {
+		t.Errorf("the forward pass takes %d cycles, its GEMMs %d", got, cycles)
+	}
+	rows := map[string]bool{}
+	for i := range ps[1].Timeline.Stages {
+		rows[ps[1].Row(i)] = true
+	}
+	if len(rows) == 0 || len(rows) > maxPipelineRows {
+		t.Errorf("%d GAE PE rows, want 1..%d", len(rows), maxPipelineRows)
+	}
+	if err := s.Remap(hw.Mapping{}); err != nil {
+		t.Fatal(err)
+	}
+	if ps := s.Pipelines(); len(ps) != 0 {
+		t.Errorf("C-C-C shows %d FPGA pipelines", len(ps))
+	}
+}
