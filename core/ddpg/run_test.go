@@ -2,8 +2,8 @@ package ddpg
 
 import (
 	"context"
+	"flag"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
@@ -57,17 +57,22 @@ func TestLockstepDeterministic(t *testing.T) {
 	}
 }
 
+var (
+	long      = flag.Bool("ddpg.long", false, "run TestPendulumLearns, a learning run of about 3 minutes per seed")
+	longSeeds = flag.Int("ddpg.seeds", 3, "TestPendulumLearns runs seeds 1..n")
+)
+
 // TestPendulumLearns is the TD3 + PER figure of docs/offpolicy.md: on
 // Pendulum-v1 the rolling mean return over 10 episodes reaches -250 within
-// 30k steps. About 4 minutes per seed on one core, so it runs only with
-// RLX_LONG=1:
+// 30k steps. About 3 minutes per seed on one core, so it runs only with
+// -ddpg.long (CI runs seed 1):
 //
-//	RLX_LONG=1 go test -run TestPendulumLearns -v -timeout 60m ./core/ddpg
+//	go test -run TestPendulumLearns -v -timeout 60m ./core/ddpg -ddpg.long
 func TestPendulumLearns(t *testing.T) {
-	if os.Getenv("RLX_LONG") == "" || raceEnabled {
-		t.Skip("a long learning run: set RLX_LONG=1")
+	if !*long || raceEnabled {
+		t.Skip("a long learning run: -ddpg.long runs it")
 	}
-	for _, seed := range []uint64{1, 2, 3} {
+	for seed := uint64(1); seed <= uint64(*longSeeds); seed++ {
 		r := runPendulum(t, TD3, 30000, 5000, seed, nil)
 		eps := r.Episodes()
 		step, ok := runtime.FirstReach(eps, 10, -250)
