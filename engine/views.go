@@ -135,7 +135,7 @@ func pipelineView(p *sim.Pipeline) DeviceView {
 			busy = append(busy, nil)
 		}
 		for _, iv := range st.Busy {
-			busy[r] = append(busy[r], Interval{float64(iv.Start) / hz, float64(iv.End) / hz})
+			busy[r] = append(busy[r], Interval{Start: float64(iv.Start) / hz, End: float64(iv.End) / hz})
 		}
 	}
 	for r := range dv.Stages {
