@@ -362,7 +362,10 @@ func lockRun(ctx context.Context, capacity, fanout int, locking replay.Locking, 
 }
 
 // roundsPerSecond runs opt.Goroutines goroutines of sample-and-update rounds
-// on buf for opt.MinTime and returns the rounds completed per second.
+// on buf for opt.MinTime and returns the rounds completed per second. Each
+// goroutine runs at least one group of rounds, even when it starts after
+// the deadline (a loaded machine, a short MinTime): a rate of 0 would make
+// the speedups over it infinite.
 func roundsPerSecond(buf *replay.Buffer, opt SumTreeOptions) float64 {
 	var wg sync.WaitGroup
 	counts := make([]int, opt.Goroutines)
@@ -375,7 +378,7 @@ func roundsPerSecond(buf *replay.Buffer, opt SumTreeOptions) float64 {
 			rng := rand.New(rand.NewPCG(uint64(g), 3))
 			var batch replay.Batch
 			td := make([]float32, opt.LockBatch)
-			for time.Now().Before(deadline) {
+			for {
 				for range 4 {
 					if err := buf.Sample(&batch, opt.LockBatch, rng); err != nil {
 						return
@@ -385,6 +388,9 @@ func roundsPerSecond(buf *replay.Buffer, opt SumTreeOptions) float64 {
 					}
 					_ = buf.Update(&batch, td)
 					counts[g]++
+				}
+				if !time.Now().Before(deadline) {
+					break
 				}
 			}
 		}()

@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlxdev/rlx/core/replay"
 )
 
 func quickSumTree() SumTreeOptions {
@@ -82,5 +85,24 @@ func TestSumTreeStopsOnCancel(t *testing.T) {
 	cancel()
 	if _, err := SumTree(ctx, quickSumTree(), nil); err != context.Canceled {
 		t.Errorf("SumTree with a cancelled context = %v", err)
+	}
+}
+
+// TestRoundsPerSecondNeverZero: a measurement whose goroutines start after
+// its deadline (here MinTime 0, on a loaded machine a short one) still
+// counts their first rounds, so no speedup over it is infinite.
+func TestRoundsPerSecondNeverZero(t *testing.T) {
+	buf, err := replay.New(replay.Config{Capacity: 256, ObsDim: 1, ActDim: 1, Fanout: 2, Alpha: 1, Eps: 1e-6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := replay.Transition{Obs: []float32{0}, Action: []float32{0}, NextObs: []float32{0}}
+	for buf.Len() < 256 {
+		if err := buf.Add(tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := roundsPerSecond(buf, SumTreeOptions{Goroutines: 2, LockBatch: 8}); !(r > 0) || math.IsInf(r, 0) {
+		t.Errorf("rounds per second %v with a deadline already past, want a finite rate above 0", r)
 	}
 }
