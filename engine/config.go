@@ -17,9 +17,9 @@ import (
 type Config struct {
 	Name string `yaml:"name,omitempty" json:"name,omitempty"` // preset name, for display
 
-	Env  string `yaml:"env" json:"env"`   // an environment id of core/env, e.g. "CartPole-v1"
-	Algo string `yaml:"algo" json:"algo"` // "dqn", "ddpg", "td3" or "ppo"
-	Seed uint64 `yaml:"seed" json:"seed"`
+	Env  string    `yaml:"env" json:"env"` // an environment id of core/env, e.g. "CartPole-v1"
+	Algo Algorithm `yaml:"algo" json:"algo"`
+	Seed uint64    `yaml:"seed" json:"seed"`
 
 	// Off-policy learners: the learner's batch, the replay buffer's capacity
 	// and fanout, the actors, the learners (SPO, 001 ch. 5) and the number
@@ -54,9 +54,6 @@ type Config struct {
 	Steps    int64         `yaml:"steps,omitempty" json:"steps,omitempty"`
 	Duration time.Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
 }
-
-// Algorithms lists the algorithms a run can use.
-var Algorithms = []string{"dqn", "ddpg", "td3", "ppo"}
 
 // Range is the accepted interval of an integer field.
 type Range struct {
@@ -152,13 +149,13 @@ func (c Config) Defaults() Config {
 		c.Env = "CartPole-v1"
 	}
 	if c.Algo == "" {
-		c.Algo = "dqn"
+		c.Algo = DQN
 	}
-	c.Algo = strings.ToLower(c.Algo)
+	c.Algo = Algorithm(strings.ToLower(string(c.Algo)))
 	if c.Mapping == "" {
 		c.Mapping = "auto"
 	}
-	if c.Algo == "ppo" {
+	if c.Algo.OnPolicy() {
 		// CleanRL's ppo.py or ppo_continuous_action.py, by action space.
 		if pc, err := ppo.Defaults(c.Env); err == nil {
 			set(&c.Envs, pc.NumEnvs)
@@ -203,15 +200,11 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(Algorithms, c.Algo) {
-		return &FieldError{"algo", fmt.Sprintf("%q", c.Algo), "use one of " + strings.Join(Algorithms, ", ")}
+	if !c.Algo.known() {
+		return c.Algo.unknown(string(c.Algo))
 	}
-	discrete := spec.Act.Discrete()
-	switch {
-	case c.Algo == "dqn" && !discrete:
-		return &FieldError{"algo", `"dqn"`, fmt.Sprintf("%s has continuous actions: use ddpg, td3 or ppo", c.Env)}
-	case (c.Algo == "ddpg" || c.Algo == "td3") && discrete:
-		return &FieldError{"algo", fmt.Sprintf("%q", c.Algo), fmt.Sprintf("%s has discrete actions: use dqn or ppo", c.Env)}
+	if err := c.Algo.Actions(c.Env, spec.Act.Discrete()); err != nil {
+		return err
 	}
 	ints := c.intFields()
 	for _, r := range Ranges {
@@ -219,7 +212,7 @@ func (c Config) Validate() error {
 			return &FieldError{r.Field, fmt.Sprint(v), fmt.Sprintf("%s must be %d..%d", r.Help, r.Min, r.Max)}
 		}
 	}
-	if c.Algo == "ppo" {
+	if c.Algo.OnPolicy() {
 		if n := c.Envs * c.Horizon; n%c.Minibatches != 0 || c.Minibatches > n {
 			return &FieldError{"minibatches", fmt.Sprint(c.Minibatches),
 				fmt.Sprintf("must divide the %d samples of an iteration (envs x horizon)", n)}

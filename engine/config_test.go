@@ -47,7 +47,7 @@ func TestConfigValidate(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	c := Config{Algo: "PPO", Batch: 64}.Defaults()
-	if c.Algo != "ppo" || c.Batch != 64 || c.Env != "CartPole-v1" || c.Mapping != "auto" || c.Envs != 4 || c.Fanout != 16 {
+	if !c.Algo.OnPolicy() || c.Batch != 64 || c.Env != "CartPole-v1" || c.Mapping != "auto" || c.Envs != 4 || c.Fanout != 16 {
 		t.Errorf("Defaults = %+v", c)
 	}
 	for _, r := range Ranges {

@@ -19,17 +19,21 @@ import (
 // fields are errors, so a misspelt field is never silently ignored.
 func ParseConfig(name string, data []byte) (Config, error) {
 	var c Config
-	if err := yamldoc.Decode(data, &c); err != nil {
+	err := yamldoc.Decode(data, &c)
+	if err == nil {
+		err = c.Validate()
+	}
+	// A field's own check (a typed field while decoding, or Validate) names
+	// the field: say where it is.
+	var fe *FieldError
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.As(err, &fe):
+		return c, fmt.Errorf("%s:%s %s", name, fieldPosition(data, fe.Field), fe)
+	default:
 		return c, fmt.Errorf("%s:%s", name, yamlMessage(err))
 	}
-	if err := c.Validate(); err != nil {
-		var fe *FieldError
-		if errors.As(err, &fe) {
-			return c, fmt.Errorf("%s:%s %s", name, fieldPosition(data, fe.Field), err)
-		}
-		return c, fmt.Errorf("%s: %w", name, err)
-	}
-	return c, nil
 }
 
 // LoadConfig reads and parses the configuration file at path.

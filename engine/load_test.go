@@ -33,3 +33,16 @@ func TestParseConfig(t *testing.T) {
 		t.Error("LoadConfig of a missing file succeeded")
 	}
 }
+
+// TestParseConfigAlgorithm: the algorithm reads in any case, and an unknown
+// one is refused at its place in the file, with the accepted names.
+func TestParseConfigAlgorithm(t *testing.T) {
+	c, err := ParseConfig("run.yaml", []byte("env: CartPole-v1\nalgo: PPO\n"))
+	if err != nil || c.Algo != PPO {
+		t.Errorf("algo: PPO read as %q, %v", c.Algo, err)
+	}
+	_, err = ParseConfig("run.yaml", []byte("env: CartPole-v1\nalgo: sac\n"))
+	if want := `run.yaml:2:7: algo "sac" is not allowed: use one of dqn, ddpg, td3, ppo`; err == nil || err.Error() != want {
+		t.Errorf("algo: sac gave %v, want %s", err, want)
+	}
+}

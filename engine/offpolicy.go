@@ -81,7 +81,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 		passes = []pass{{"q", l.Q().Shape(), 1, 1, 1}, {"q-target", l.Q().Shape(), 1, 0, 0}}
 	default:
 		alg := ddpg.DDPG
-		if cfg.Algo == "td3" {
+		if cfg.Algo == TD3 {
 			alg = ddpg.TD3
 		}
 		c, r := ddpg.CleanRL(alg, cfg.Env, total, min(25_000, total/10))
@@ -142,11 +142,11 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	}
 	obs, act := spec.Obs.Dim(), spec.Act.Dim()
 	w := hw.Workload{
-		Name: cfg.Env + "/" + cfg.Algo, Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
+		Name: cfg.Env + "/" + string(cfg.Algo), Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
 		Actors: cfg.Actors, DataPointBytes: 4 * (2*obs + act + 2), LossOps: 8,
 		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
 	}
-	if cfg.Algo != "dqn" {
+	if cfg.Algo != DQN {
 		w.LossOps, w.SoftUpdate = 12, true
 	}
 	for _, ps := range passes {
@@ -263,7 +263,7 @@ func (d *offPolicyDriver) snapshot(s *Snapshot) {
 	}
 	d.returns.fill(&s.Learning)
 	s.Learning.Losses = []Loss{{"td_loss", rs.Loss}, {"q_mean", rs.QMean}}
-	if d.cfg.Algo != "dqn" {
+	if d.cfg.Algo != DQN {
 		s.Learning.Losses = append(s.Learning.Losses, Loss{"actor_loss", rs.Aux})
 	}
 	s.Replay = ReplayStats{MeanStaleness: rs.MeanStaleness, MaxStaleness: rs.MaxStaleness, Skipped: uint64(rs.SkippedPrio),

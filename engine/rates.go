@@ -33,10 +33,10 @@ func (w *rateWindow) update(s *Snapshot) {
 		w.points = w.points[1:]
 	}
 	old := w.points[0]
-	w.host = rates(old.c, p.c, p.host-old.host, s.Config.Algo == "ppo")
+	w.host = rates(old.c, p.c, p.host-old.host, s.Config.Algo.OnPolicy())
 	oc, pc := old.c, p.c
 	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
-	w.sim = rates(oc, pc, p.sim-old.sim, s.Config.Algo == "ppo")
+	w.sim = rates(oc, pc, p.sim-old.sim, s.Config.Algo.OnPolicy())
 }
 
 func rates(a, b Counters, dt float64, ppo bool) Rates {
@@ -59,7 +59,7 @@ func rates(a, b Counters, dt float64, ppo bool) Rates {
 // MaxHistory.
 func (h *History) add(s *Snapshot) {
 	rate := func(r Rates) float64 {
-		if s.Config.Algo == "ppo" {
+		if s.Config.Algo.OnPolicy() {
 			return r.IPS
 		}
 		return r.GPS

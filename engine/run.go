@@ -81,7 +81,7 @@ func launch(ctx context.Context, cfg Config, d driver) *Run {
 
 // newDriver builds the driver of cfg.Algo.
 func newDriver(cfg Config) (driver, error) {
-	if cfg.Algo == "ppo" {
+	if cfg.Algo.OnPolicy() {
 		return newPPODriver(cfg)
 	}
 	return newOffPolicyDriver(cfg)

@@ -69,12 +69,12 @@ func TestPPORunFinishes(t *testing.T) {
 }
 
 func TestRunControls(t *testing.T) {
-	for _, algo := range []string{"ppo", "dqn"} {
-		t.Run(algo, func(t *testing.T) { runControls(t, algo) })
+	for _, algo := range []Algorithm{PPO, DQN} {
+		t.Run(string(algo), func(t *testing.T) { runControls(t, algo) })
 	}
 }
 
-func runControls(t *testing.T, algo string) {
+func runControls(t *testing.T, algo Algorithm) {
 	before := runtime.NumGoroutine()
 	r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: algo, Seed: 1}) // no budget: runs until stopped
 	if err != nil {
@@ -131,16 +131,16 @@ func runControls(t *testing.T, algo string) {
 }
 
 func TestStopWhilePaused(t *testing.T) {
-	for _, algo := range []string{"ppo", "dqn", "td3"} {
+	for _, algo := range []Algorithm{PPO, DQN, TD3} {
 		env := "CartPole-v1"
-		if algo == "td3" {
+		if algo == TD3 {
 			env = "Pendulum-v1"
 		}
-		t.Run(algo, func(t *testing.T) { stopWhilePaused(t, env, algo) })
+		t.Run(string(algo), func(t *testing.T) { stopWhilePaused(t, env, algo) })
 	}
 }
 
-func stopWhilePaused(t *testing.T, env, algo string) {
+func stopWhilePaused(t *testing.T, env string, algo Algorithm) {
 	before := runtime.NumGoroutine()
 	r, err := Start(context.Background(), Config{Env: env, Algo: algo})
 	if err != nil {

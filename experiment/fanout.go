@@ -94,7 +94,7 @@ func buildFanout(ctx context.Context, steps []StepResult, opt Options) (Report, 
 		if c.Env == "" {
 			c = s.Final.Config
 		}
-		data.Steps = append(data.Steps, FanoutStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: c.Algo,
+		data.Steps = append(data.Steps, FanoutStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo),
 			Fanout: c.Fanout, Capacity: c.Capacity, Batch: c.Batch, HostGPS: hostGPS(s.Final), SimGPS: simGPS(s.Final)})
 	}
 	data.NotRun = notRun

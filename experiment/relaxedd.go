@@ -57,7 +57,7 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 			c = f.Config
 		}
 		data.Rows = append(data.Rows, RelaxedDRow{
-			Step: s.Index, Title: s.Title, Env: c.Env, Algo: c.Algo, Depth: max(c.Depth, 1),
+			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Depth: max(c.Depth, 1),
 			EnvSteps: f.Counters.EnvSteps, GradSteps: f.Counters.GradSteps, Episodes: f.Counters.Episodes,
 			Mean100: mean100(f), Meaningful: f.Learning.Meaningful, HostGPS: hostGPS(f), SimGPS: simGPS(f),
 			MeanStaleness: f.Replay.MeanStaleness, MaxStaleness: f.Replay.MaxStaleness,

@@ -247,7 +247,7 @@ func spoSteps(done []StepResult) (rows []SPOStepRow, base int) {
 		if c.Env == "" {
 			c = f.Config
 		}
-		r := SPOStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: c.Algo, Learners: max(c.Learners, 1),
+		r := SPOStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Learners: max(c.Learners, 1),
 			Batch: c.Batch, EnvSteps: f.Counters.EnvSteps, GradSteps: f.Counters.GradSteps,
 			Episodes: f.Counters.Episodes, Mean100: mean100(f), Meaningful: f.Learning.Meaningful,
 			HostGPS: hostGPS(f), SimGPS: simGPS(f)}

@@ -109,7 +109,7 @@ func table5Model(ctx context.Context) ([]Table5ModelRow, int, string, error) {
 			return nil, 0, "", fmt.Errorf("exploring %s %s batch %d: %w", c.Env, c.Algo, c.Batch, err)
 		}
 		row := Table5ModelRow{
-			Env: c.Env, Algo: c.Algo, Batch: c.Batch, Published: want.Mapping,
+			Env: c.Env, Algo: string(c.Algo), Batch: c.Batch, Published: want.Mapping,
 			Mapping: r.Decision.Mapping.String(), GPS: r.Chosen.GPS, Bottleneck: r.Chosen.Bottleneck,
 		}
 		row.Match = row.Mapping == row.Published
@@ -191,7 +191,7 @@ func table5ModelMarkdown(rows []Table5ModelRow, matched int) string {
 // tableIIIWorkload names the Table III environment a live run stands for
 // and says how its workload differs from Table III's.
 func tableIIIWorkload(c engine.Config) (env, note string) {
-	algo := strings.ToLower(c.Algo)
+	algo := strings.ToLower(string(c.Algo))
 	switch c.Env {
 	case "CartPole-v1":
 		if algo == "dqn" {
@@ -223,7 +223,7 @@ func table5Measured(done []StepResult, pub *published) []Table5StepRow {
 		}
 		env, note := tableIIIWorkload(c)
 		row := Table5StepRow{
-			Step: s.Index, Title: s.Title, Env: c.Env, Algo: c.Algo, Batch: c.Batch,
+			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Batch: c.Batch,
 			Requested: orAuto(c.Mapping), Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS,
 			SimGPS: simGPS(f), SimGPSRecent: f.Sim.GPS, HostGPS: hostGPS(f), GradSteps: f.Counters.GradSteps,
 			Busiest: f.Busiest.String(), Workload: note,

@@ -114,7 +114,7 @@ func column(rec *Recorder, f func(row) float64) []float64 {
 // throughputFigure plots the learner's rate over time, on the host clock
 // (top) and on the simulated platform clock (bottom).
 func throughputFigure(final *engine.Snapshot, rec *Recorder) figure {
-	ppo := final.Config.Algo == "ppo"
+	ppo := final.Config.Algo.OnPolicy()
 	unit, rate := "GPS (gradient steps/s)", func(r engine.Rates) float64 { return r.GPS }
 	if ppo {
 		unit, rate = "IPS (samples/s)", func(r engine.Rates) float64 { return r.IPS }

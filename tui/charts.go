@@ -63,7 +63,7 @@ type chartSpec struct {
 
 // rateName is GPS for off-policy learners, IPS for PPO (003 §5.3.1).
 func rateName(s *engine.Snapshot) string {
-	if s != nil && s.Config.Algo == "ppo" {
+	if s != nil && s.Config.Algo.OnPolicy() {
 		return "IPS"
 	}
 	return "GPS"

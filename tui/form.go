@@ -105,7 +105,7 @@ func newConfigForm(c *common, cfg engine.Config) *configForm {
 
 	f.fields = []*formField{
 		choice("env", "environment", engine.Environments()),
-		choice("algo", "algorithm", slices.Clone(engine.Algorithms)),
+		choice("algo", "algorithm", algorithmNames()),
 		off(num("batch", "batch B")),
 		off(num("capacity", "capacity")),
 		off(num("fanout", "fanout K")),
@@ -193,7 +193,7 @@ func (f *configForm) Reset(cfg engine.Config) {
 		case "env":
 			ff.choice = choiceIndex(ff, cfg.Env)
 		case "algo":
-			ff.choice = choiceIndex(ff, cfg.Algo)
+			ff.choice = choiceIndex(ff, string(cfg.Algo))
 		case keySeed:
 			ff.input.SetValue(strconv.FormatUint(cfg.Seed, 10))
 		case keyMapMode:
@@ -303,7 +303,7 @@ func (f *configForm) Config() (engine.Config, error) {
 			case "env":
 				cfg.Env = v
 			case "algo":
-				cfg.Algo = v
+				cfg.Algo = engine.Algorithm(v)
 			}
 		case fieldInt:
 			text := strings.TrimSpace(ff.input.Value())
@@ -502,4 +502,14 @@ func numericKey(k tea.KeyPressMsg) bool {
 		return true
 	}
 	return false
+}
+
+// algorithmNames are the algorithms' text forms, the algorithm field's
+// choices.
+func algorithmNames() []string {
+	var names []string
+	for _, a := range engine.Algorithms() {
+		names = append(names, string(a))
+	}
+	return names
 }

@@ -39,13 +39,13 @@ func (m *Model) header() []string {
 		what = append(what, st.Muted.Render(p.Kind+" ")+st.Strong.Render(p.Name),
 			st.Accent.Bold(true).Render(fmt.Sprintf("step %d/%d", m.wt.step+1, len(m.wt.cfgs))))
 	}
-	what = append(what, st.Strong.Render(cfg.Env+" "+cfg.Algo))
+	what = append(what, st.Strong.Render(cfg.Env+" "+string(cfg.Algo)))
 	mapping := "mapping " + cfg.Mapping
 	if s != nil && s.Mapping.Chosen != "" {
 		mapping = "mapping " + mappingText(s.Mapping.Requested, cfg.Mapping, s.Mapping.Chosen)
 	}
 	what = append(what, st.Accent.Render(mapping))
-	if cfg.Algo == "ppo" {
+	if cfg.Algo.OnPolicy() {
 		what = append(what, st.Text.Render(fmt.Sprintf("N %d · T %d · %d epochs × %d minibatches",
 			cfg.Envs, cfg.Horizon, cfg.Epochs, cfg.Minibatches)))
 	} else {

@@ -205,7 +205,7 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 			{Name: "RMM -> learner", Len: 1, Cap: cfg.Depth, InPerSec: 2.1, OutPerSec: 2.1},
 		},
 	}
-	if cfg.Algo == "ppo" {
+	if cfg.Algo.OnPolicy() {
 		s.Host = engine.Rates{GPS: 31, SPS: 4100, IPS: 3900, GAE: 3900}
 		s.Sim = engine.Rates{GPS: 240, SPS: 52_000, IPS: 48_000, GAE: 2.1e6}
 		s.Counters.Iterations = 61
@@ -216,13 +216,13 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 	s.Devices = devicesFor(rng, cfg.Algo)
 	s.Busiest = busiestOf(s.Devices)
 	s.Mapping = hopperMapping(cfg.Mapping)
-	if cfg.Algo == "ppo" {
+	if cfg.Algo.OnPolicy() {
 		s.Mapping = cartPolePPOMapping(cfg.Mapping)
 	}
-	s.History = historyFor(rng, s.Learning.Meaningful, cfg.Algo == "ppo")
+	s.History = historyFor(rng, s.Learning.Meaningful, cfg.Algo.OnPolicy())
 	// The latest point of each series is the snapshot's own figure.
 	last := len(s.History.SimRate) - 1
-	if cfg.Algo == "ppo" {
+	if cfg.Algo.OnPolicy() {
 		s.History.SimRate[last], s.History.HostRate[last] = s.Sim.IPS, s.Host.IPS
 	} else {
 		s.History.SimRate[last], s.History.HostRate[last] = s.Sim.GPS, s.Host.GPS
@@ -320,7 +320,7 @@ func nodeValue(full [][]float64, l, node int) float64 {
 	return 1
 }
 
-func devicesFor(rng *rand.Rand, algo string) []engine.DeviceView {
+func devicesFor(rng *rand.Rand, algo engine.Algorithm) []engine.DeviceView {
 	const from, to = 3.20, 3.25
 	stage := func(name string, duty float64) engine.StageView {
 		sv := engine.StageView{Name: name}

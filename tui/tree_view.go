@@ -64,7 +64,7 @@ func (p *treePane) render() string {
 	}
 	t := &s.Tree
 	if t.Fanout == 0 || len(t.Levels) == 0 || len(t.Levels[0]) == 0 {
-		if s.Config.Algo == "ppo" {
+		if s.Config.Algo.OnPolicy() {
 			return st.Muted.Render("No sum tree in a PPO run: it learns from its rollout, without prioritized replay.")
 		}
 		return st.Muted.Render("No sum-tree traversal yet.")

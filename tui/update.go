@@ -151,7 +151,7 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 	m.resetPanes()
 	m.snap = nil
 	m.applySnapshot(m.run.Latest())
-	m.setStatus("running "+msg.cfg.Env+" "+msg.cfg.Algo, false)
+	m.setStatus("running "+msg.cfg.Env+" "+string(msg.cfg.Algo), false)
 	return tea.Batch(waitEventCmd(m.gen, m.run.Events()), m.armTick())
 }
 

@@ -23,7 +23,7 @@ func (m *Model) View() tea.View {
 
 // title is the terminal window title.
 func (m *Model) title() string {
-	t := "rlx · " + m.cfg.Env + " " + m.cfg.Algo
+	t := "rlx · " + m.cfg.Env + " " + string(m.cfg.Algo)
 	if m.wt != nil {
 		t += " · " + m.wt.label()
 	}

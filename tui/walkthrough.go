@@ -162,7 +162,7 @@ func intField(name string, off, ppo bool) configField {
 // configFields are the fields a step may change, in the form's order.
 var configFields = []configField{
 	{"env", true, true, func(c *engine.Config) string { return c.Env }},
-	{"algo", true, true, func(c *engine.Config) string { return c.Algo }},
+	{"algo", true, true, func(c *engine.Config) string { return string(c.Algo) }},
 	intField("batch", true, false),
 	intField("capacity", true, false),
 	intField("fanout", true, false),
@@ -188,8 +188,8 @@ func configChanges(a, b engine.Config) []configChange {
 	if a == b {
 		return nil
 	}
-	ppo := a.Algo == "ppo" || b.Algo == "ppo"
-	off := a.Algo != "ppo" || b.Algo != "ppo"
+	ppo := a.Algo.OnPolicy() || b.Algo.OnPolicy()
+	off := !a.Algo.OnPolicy() || !b.Algo.OnPolicy()
 	var out []configChange
 	for _, f := range configFields {
 		if !(f.off && off) && !(f.ppo && ppo) {

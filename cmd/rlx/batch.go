@@ -157,7 +157,7 @@ func progressLine(s *engine.Snapshot) string {
 	c := s.Counters
 	rate, unit := s.Host.GPS, "GPS"
 	sim := s.Sim.GPS
-	if s.Config.Algo == "ppo" {
+	if s.Config.Algo.OnPolicy() {
 		rate, sim, unit = s.Host.IPS, s.Sim.IPS, "IPS"
 	}
 	line := fmt.Sprintf("%s %s steps · %s grad steps · host %s %s · sim %s %s (%s)",

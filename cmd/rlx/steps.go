@@ -175,7 +175,7 @@ func slug(title string) string {
 // rateOf returns a run's whole-run average on the simulated and the host
 // clock in its unit (GPS, or IPS for PPO).
 func rateOf(r report.Run) (unit string, sim, host float64) {
-	if r.Config.Algo == "ppo" {
+	if r.Config.Algo.OnPolicy() {
 		return "IPS", r.Summary.Sim.IPS, r.Summary.Host.IPS
 	}
 	return "GPS", r.Summary.Sim.GPS, r.Summary.Host.GPS
@@ -263,8 +263,8 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 
 // configLine is the part of a configuration that tells the steps apart.
 func configLine(c engine.Config) string {
-	parts := []string{c.Env, c.Algo}
-	if c.Algo == "ppo" {
+	parts := []string{c.Env, string(c.Algo)}
+	if c.Algo.OnPolicy() {
 		parts = append(parts, fmt.Sprintf("N %d T %d", c.Envs, c.Horizon))
 		if c.GAE > 1 {
 			parts = append(parts, fmt.Sprintf("GAE exp. %d", c.GAE))
