@@ -42,12 +42,12 @@ type Config struct {
 	// quantization where the experiment quantizes.
 	GAE int `yaml:"gae,omitempty" json:"gae,omitempty"`
 
-	// Mapping is "auto" (ask the design-space exploration) or a
-	// Learner-RMM-Storage mapping such as "G-F-G" (C = CPU, G = GPU,
-	// F = FPGA). Devices names a device-spec YAML file; empty means the
-	// embedded platform of 000 Table IV.
-	Mapping string `yaml:"mapping,omitempty" json:"mapping,omitempty"`
-	Devices string `yaml:"devices,omitempty" json:"devices,omitempty"`
+	// Mapping is auto (ask the design-space exploration) or a mapping
+	// set by hand, "G-F-G" (C = CPU, G = GPU, F = FPGA). Devices names a
+	// device-spec YAML file or an embedded one; empty means the embedded
+	// platform of 000 Table IV.
+	Mapping Mapping `yaml:"mapping,omitempty" json:"mapping"`
+	Devices string  `yaml:"devices,omitempty" json:"devices,omitempty"`
 
 	// Budget: the run finishes after Steps environment steps or Duration of
 	// host time, whichever comes first; zero means no limit.
@@ -116,24 +116,6 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s %s is not allowed: %s", e.Field, e.Value, e.Reason)
 }
 
-// ValidateMapping checks a mapping string: "auto", or three device letters
-// (C, G, F) joined by dashes for the learner, the replay manager and the data
-// storage.
-func ValidateMapping(m string) error {
-	if m == "" || m == "auto" {
-		return nil
-	}
-	parts := strings.Split(m, "-")
-	ok := len(parts) == 3
-	for _, p := range parts {
-		ok = ok && (p == "C" || p == "G" || p == "F")
-	}
-	if !ok {
-		return &FieldError{"mapping", fmt.Sprintf("%q", m), `use "auto" or Learner-RMM-Storage devices from C, G, F, e.g. "G-F-G"`}
-	}
-	return nil
-}
-
 // Defaults returns c with every zero field set to its default. Off-policy
 // defaults follow CleanRL's dqn.py (batch 128, buffer 10000) with one actor
 // and D = 1; PPO defaults follow CleanRL's ppo.py for discrete actions (4
@@ -151,10 +133,10 @@ func (c Config) Defaults() Config {
 	if c.Algo == "" {
 		c.Algo = DQN
 	}
-	c.Algo = Algorithm(strings.ToLower(string(c.Algo)))
-	if c.Mapping == "" {
-		c.Mapping = "auto"
+	if c.Mapping == (Mapping{}) {
+		c.Mapping = AutoMapping
 	}
+	c.Algo = Algorithm(strings.ToLower(string(c.Algo)))
 	if c.Algo.OnPolicy() {
 		// CleanRL's ppo.py or ppo_continuous_action.py, by action space.
 		if pc, err := ppo.Defaults(c.Env); err == nil {
@@ -223,5 +205,5 @@ func (c Config) Validate() error {
 	if c.Duration < 0 {
 		return &FieldError{"duration", c.Duration.String(), "must be >= 0 (0 for no limit)"}
 	}
-	return ValidateMapping(c.Mapping)
+	return nil
 }

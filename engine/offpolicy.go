@@ -232,7 +232,7 @@ func (d *offPolicyDriver) simGradSteps() int64 {
 func (d *offPolicyDriver) pause()  { d.rrun.Pause() }
 func (d *offPolicyDriver) resume() { d.rrun.Resume() }
 
-func (d *offPolicyDriver) remap(m string) error {
+func (d *offPolicyDriver) remap(m Mapping) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	pl := d.clock.Placement()

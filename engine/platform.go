@@ -66,19 +66,14 @@ func HWLayers(s nn.Shape) []hw.Layer {
 	return layers
 }
 
-// selectMapping selects on pl the mapping requested: "auto" (or empty)
-// takes the mapping Algorithm 3 chooses, anything else is honoured as given.
-func selectMapping(pl *sim.Placement, requested string) error {
-	if requested == "" || requested == "auto" {
+// selectMapping selects on pl the mapping requested: auto takes the
+// mapping Algorithm 3 chooses, a fixed one is honoured as given unless the
+// platform cannot run it (a *FieldError that says why).
+func selectMapping(pl *sim.Placement, requested Mapping) error {
+	m, fixed := requested.Fixed()
+	if !fixed {
 		pl.SelectAuto()
 		return nil
-	}
-	if err := ValidateMapping(requested); err != nil {
-		return err
-	}
-	m, err := hw.ParseMapping(requested)
-	if err != nil {
-		return &FieldError{"mapping", fmt.Sprintf("%q", requested), err.Error()}
 	}
 	if err := pl.Select(m); err != nil {
 		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
@@ -87,13 +82,13 @@ func selectMapping(pl *sim.Placement, requested string) error {
 }
 
 // placementView renders an off-policy placement for snapshots.
-func placementView(pl *sim.Placement, requested string) MappingView {
+func placementView(pl *sim.Placement, requested Mapping) MappingView {
 	r := pl.Explored
 	// The mapping running may be one set by hand: its speedups are its
 	// own, over the other learner-RMM pairs.
 	second, worst := r.Rivals(pl.Mapping)
 	v := MappingView{
-		Requested:        requested,
+		Requested:        requested.String(),
 		Chosen:           pl.Mapping.String(),
 		PredictedGPS:     pl.Eval.GPS,
 		SecondBest:       second.Mapping.String(),

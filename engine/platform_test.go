@@ -61,23 +61,23 @@ func TestPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := selectMapping(pl, "auto"); err != nil {
+	if err := selectMapping(pl, AutoMapping); err != nil {
 		t.Fatal(err)
 	}
 	// 000 Table V: Hopper at B = 16384 maps to G-F-G.
 	if got := pl.Mapping.String(); got != "G-F-G" {
 		t.Errorf("auto mapping = %s, want G-F-G", got)
 	}
-	v := placementView(pl, "auto")
+	v := placementView(pl, AutoMapping)
 	if v.Chosen != "G-F-G" || v.PredictedGPS != pl.Eval.GPS || len(v.Table) != 3 || len(v.All) != 9 || v.All[0].GPS < v.All[8].GPS {
 		t.Errorf("view %+v", v)
 	}
-	if err := selectMapping(pl, "C-C-C"); err != nil || pl.Mapping.String() != "C-C-C" || pl.Eval.GPS >= v.PredictedGPS {
+	if err := selectMapping(pl, MustMapping("C-C-C")); err != nil || pl.Mapping.String() != "C-C-C" || pl.Eval.GPS >= v.PredictedGPS {
 		t.Errorf("manual C-C-C: %v, %s at %v GPS", err, pl.Mapping, pl.Eval.GPS)
 	}
 	var fe *FieldError
-	if err := selectMapping(pl, "X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
-		t.Errorf("selectMapping(X-Y-Z) = %v", err)
+	if _, err := ParseMapping("X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {
+		t.Errorf("ParseMapping(X-Y-Z) = %v", err)
 	}
 	if _, err := LoadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
 		t.Errorf("LoadPlatform(missing) = %v, want an error listing the embedded presets", err)

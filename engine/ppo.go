@@ -165,19 +165,13 @@ func (d *ppoDriver) charge(e ppo.Event) {
 	}
 }
 
-// remap selects the devices of "auto" (the fastest device for each of the
-// learner and GAE, the storage with the learner) or of a mapping such as
-// "C-F-C", from the next primitive on.
-func (d *ppoDriver) remap(requested string) error {
-	m := d.clock.Auto()
-	if requested != "" && requested != "auto" {
-		if err := ValidateMapping(requested); err != nil {
-			return err
-		}
-		var err error
-		if m, err = hw.ParseMapping(requested); err != nil {
-			return &FieldError{"mapping", fmt.Sprintf("%q", requested), err.Error()}
-		}
+// remap selects the devices of the mapping requested, from the next
+// primitive on: auto takes the fastest device for each of the learner and
+// GAE, with the storage on the learner's.
+func (d *ppoDriver) remap(requested Mapping) error {
+	m, fixed := requested.Fixed()
+	if !fixed {
+		m = d.clock.Auto()
 	}
 	if err := d.clock.Remap(m); err != nil {
 		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
@@ -217,11 +211,8 @@ func envStepUS(cost time.Duration, id string) float64 {
 // the learner's minibatch updates per second and GAE iterations per second
 // (in the RMM column), and every mapping's predicted IPS, from the clock's
 // own iteration model.
-func ppoMappingView(s *sim.PPO, requested string) MappingView {
-	if requested == "" {
-		requested = "auto"
-	}
-	v := MappingView{Requested: requested, Chosen: s.Mapping().String(), Columns: [2]string{"learner", "GAE"}, Unit: "IPS"}
+func ppoMappingView(s *sim.PPO, requested Mapping) MappingView {
+	v := MappingView{Requested: requested.String(), Chosen: s.Mapping().String(), Columns: [2]string{"learner", "GAE"}, Unit: "IPS"}
 	samples := float64(s.Iteration().Samples())
 	for _, k := range hw.Kinds {
 		train, gae := s.UpdateSeconds(k), s.GAESeconds(k)

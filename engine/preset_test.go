@@ -92,9 +92,9 @@ steps:
 	for i, want := range []struct {
 		fanout, batch int
 		mapping       string
-	}{{0, 64, ""}, {2, 64, ""}, {16, 64, "C-C-C"}, {16, 256, "C-C-C"}} {
+	}{{0, 64, "auto"}, {2, 64, "auto"}, {16, 64, "C-C-C"}, {16, 256, "C-C-C"}} {
 		c := p.StepConfig(i - 1)
-		if c.Fanout != want.fanout || c.Batch != want.batch || c.Mapping != want.mapping || c.Env != "CartPole-v1" {
+		if c.Fanout != want.fanout || c.Batch != want.batch || c.Mapping.String() != want.mapping || c.Env != "CartPole-v1" {
 			t.Errorf("StepConfig(%d) = %+v, want fanout %d batch %d mapping %q", i-1, c, want.fanout, want.batch, want.mapping)
 		}
 	}
@@ -127,8 +127,8 @@ func TestPresetSchemaErrors(t *testing.T) {
 
 func TestConfigWith(t *testing.T) {
 	base := Config{Env: "CartPole-v1", Algo: "dqn", Batch: 64, Fanout: 2, Seed: 3}
-	got := base.With(Config{Fanout: 16, Mapping: "G-F-G", Duration: time.Second})
-	want := Config{Env: "CartPole-v1", Algo: "dqn", Batch: 64, Fanout: 16, Seed: 3, Mapping: "G-F-G", Duration: time.Second}
+	got := base.With(Config{Fanout: 16, Mapping: MustMapping("G-F-G"), Duration: time.Second})
+	want := Config{Env: "CartPole-v1", Algo: "dqn", Batch: 64, Fanout: 16, Seed: 3, Mapping: MustMapping("G-F-G"), Duration: time.Second}
 	if got != want {
 		t.Errorf("With = %+v, want %+v", got, want)
 	}

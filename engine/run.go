@@ -21,7 +21,7 @@ type Run struct {
 	mu      sync.Mutex
 	paused  bool
 	resume  chan struct{} // closed by Resume
-	mapping string        // a mapping change not yet applied, "" if none
+	mapping *Mapping      // a mapping change not yet applied, nil if none
 }
 
 // driver runs one algorithm for a Run.
@@ -33,7 +33,7 @@ type driver interface {
 	// driver's own goroutine, through the gate.
 	snapshot(s *Snapshot)
 	// remap switches the mapping from the next step on.
-	remap(mapping string) error
+	remap(mapping Mapping) error
 }
 
 // simCounter is implemented by drivers that charge gradient steps to the
@@ -179,21 +179,13 @@ func (r *Run) Resume() {
 func (r *Run) Stop() { r.cancel() }
 
 // SetMapping changes the device mapping from the next gradient step (PPO:
-// the next iteration) on: "auto" or a mapping such as "G-F-G". It returns an
-// error, changing nothing, if the mapping is malformed; a mapping that is
-// infeasible for this workload fails when applied, with an EventFailed-free
-// note in the next MappingChanged event, and the run keeps its mapping.
-func (r *Run) SetMapping(m string) error {
-	if err := ValidateMapping(m); err != nil {
-		return err
-	}
-	if m == "" {
-		m = "auto"
-	}
+// the next iteration) on. A mapping that is infeasible for this workload is
+// not applied: the next MappingChanged event says why, the run keeps its
+// mapping and goes on (it does not fail).
+func (r *Run) SetMapping(m Mapping) {
 	r.mu.Lock()
-	r.mapping = m
+	r.mapping = &m
 	r.mu.Unlock()
-	return nil
 }
 
 // gate is the driver's access to the run's controls and publishing: the
@@ -250,11 +242,11 @@ func (g *gate) check(ctx context.Context) error {
 	r := g.r
 	r.mu.Lock()
 	paused, resume, remap := r.paused, r.resume, r.mapping
-	r.mapping = ""
+	r.mapping = nil
 	r.mu.Unlock()
-	if remap != "" {
-		if err := g.d.remap(remap); err != nil {
-			r.send(EventMappingChanged, g.publish(Running), nil, "mapping "+remap+" not applied: "+err.Error())
+	if remap != nil {
+		if err := g.d.remap(*remap); err != nil {
+			r.send(EventMappingChanged, g.publish(Running), nil, "mapping "+remap.String()+" not applied: "+err.Error())
 		} else {
 			r.send(EventMappingChanged, g.publish(Running), nil, "mapping "+g.mappingName())
 		}

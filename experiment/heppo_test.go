@@ -14,7 +14,7 @@ import (
 // heppoSteps are live PPO runs with the numerics of experiments 1 and 5,
 // the second before its first episode ended, and a step that did not run.
 var heppoSteps = func() []StepResult {
-	c1 := engine.Config{Env: "CartPole-v1", Algo: "ppo", Envs: 4, Horizon: 128, Epochs: 4, Minibatches: 4, GAE: 1, Mapping: "F-F-F"}
+	c1 := engine.Config{Env: "CartPole-v1", Algo: "ppo", Envs: 4, Horizon: 128, Epochs: 4, Minibatches: 4, GAE: 1, Mapping: engine.MustMapping("F-F-F")}
 	c5 := c1
 	c5.GAE = 5
 	s1 := ppoRun(0, "Experiment 1", c1, "F-F-F")

@@ -23,7 +23,7 @@ func ppoRun(index int, title string, c engine.Config, chosen string) StepResult 
 // exploration, and a step that did not run.
 var ppoAccelSteps = []StepResult{
 	ppoRun(1, "Hopper, all on the CPU", engine.Config{Env: "Hopper-workload", Algo: "ppo", Envs: 16, Horizon: 512,
-		Epochs: 10, Minibatches: 16, Mapping: "C-C-C"}, "C-C-C"),
+		Epochs: 10, Minibatches: 16, Mapping: engine.MustMapping("C-C-C")}, "C-C-C"),
 	ppoRun(0, "Hopper, auto", engine.Config{Env: "Hopper-workload", Algo: "ppo", Envs: 16, Horizon: 512,
 		Epochs: 10, Minibatches: 16}, "F-C-F"),
 	{Index: 2, Title: "Humanoid"},

@@ -224,7 +224,7 @@ func table5Measured(done []StepResult, pub *published) []Table5StepRow {
 		env, note := tableIIIWorkload(c)
 		row := Table5StepRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Batch: c.Batch,
-			Requested: orAuto(c.Mapping), Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS,
+			Requested: c.Mapping.String(), Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS,
 			SimGPS: simGPS(f), SimGPSRecent: f.Sim.GPS, HostGPS: hostGPS(f), GradSteps: f.Counters.GradSteps,
 			Busiest: f.Busiest.String(), Workload: note,
 		}
@@ -236,14 +236,6 @@ func table5Measured(done []StepResult, pub *published) []Table5StepRow {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// orAuto returns m, or "auto" for an empty mapping.
-func orAuto(m string) string {
-	if m == "" {
-		return "auto"
-	}
-	return m
 }
 
 func buildTable5(ctx context.Context, steps []StepResult, _ Options) (Report, error) {

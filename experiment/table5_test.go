@@ -20,7 +20,7 @@ var table5Steps = func() []StepResult {
 	s0.Sim.GPS = 1750
 	s0.Busiest = engine.Busiest{Device: "FPGA", Stage: "learner", Utilization: 0.97}
 
-	hopper := engine.Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 256, Mapping: "G-F-G"}
+	hopper := engine.Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 256, Mapping: engine.MustMapping("G-F-G")}
 	s1 := snap(hopper, 3000, 300, 4*time.Second, 250, 0.5)
 	s1.Mapping = engine.MappingView{Requested: "G-F-G", Chosen: "G-F-G", PredictedGPS: 498}
 

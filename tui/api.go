@@ -29,9 +29,9 @@ type LiveRun interface {
 	Pause()
 	Resume()
 	Stop()
-	// SetMapping switches the device mapping ("auto" or e.g. "G-F-G") from
+	// SetMapping switches the device mapping (auto or e.g. G-F-G) from
 	// the next gradient step on.
-	SetMapping(mapping string) error
+	SetMapping(mapping engine.Mapping)
 	// Done is closed when the run has ended and released its goroutines.
 	Done() <-chan struct{}
 }

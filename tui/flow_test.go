@@ -174,7 +174,7 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 
 	tm.Type("q")
 	m := finalModel(t, tm)
-	if c := m.Config(); c.Batch != 4096 || c.Mapping != "G-G-G" || c.Env != "Hopper-workload" {
+	if c := m.Config(); c.Batch != 4096 || c.Mapping.String() != "G-G-G" || c.Env != "Hopper-workload" {
 		t.Errorf("final config: batch %d, mapping %q, env %q; want 4096, G-G-G, Hopper-workload", c.Batch, c.Mapping, c.Env)
 	}
 	if !m.Paused() || m.Focus() != paneTitles[paneMapping] {
@@ -256,7 +256,7 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			// Step 2 switches the mapping of the live run; step 3 changes
 			// the batch, which needs a new run.
 			restart: func(tm *teatest.TestModel) { tm.Type("nn") },
-			want:    func(c engine.Config) bool { return c.Batch == 4096 && c.Mapping == "G-G-G" },
+			want:    func(c engine.Config) bool { return c.Batch == 4096 && c.Mapping.String() == "G-G-G" },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -186,7 +186,7 @@ func (f *configForm) Reset(cfg engine.Config) {
 		"envs": int64(cfg.Envs), "horizon": int64(cfg.Horizon), "epochs": int64(cfg.Epochs),
 		"minibatches": int64(cfg.Minibatches), "steps": cfg.Steps,
 	}
-	mapping := strings.Split(cfg.Mapping, "-")
+	mapping := strings.Split(cfg.Mapping.String(), "-")
 	for _, ff := range f.fields {
 		ff.err = ""
 		switch ff.key {
@@ -198,7 +198,7 @@ func (f *configForm) Reset(cfg engine.Config) {
 			ff.input.SetValue(strconv.FormatUint(cfg.Seed, 10))
 		case keyMapMode:
 			ff.choice = 0
-			if cfg.Mapping != "auto" {
+			if !cfg.Mapping.Auto() {
 				ff.choice = 1
 			}
 		case keyMapLearner, keyMapRMM, keyMapStorage:
@@ -329,10 +329,13 @@ func (f *configForm) Config() (engine.Config, error) {
 			}
 		}
 	}
-	if f.value(keyMapMode) == "auto" {
-		cfg.Mapping = "auto"
-	} else {
-		cfg.Mapping = f.value(keyMapLearner) + "-" + f.value(keyMapRMM) + "-" + f.value(keyMapStorage)
+	cfg.Mapping = engine.AutoMapping
+	if f.value(keyMapMode) != "auto" {
+		m, err := engine.ParseMapping(f.value(keyMapLearner) + "-" + f.value(keyMapRMM) + "-" + f.value(keyMapStorage))
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		cfg.Mapping = m
 	}
 	return cfg, firstErr
 }

@@ -40,9 +40,9 @@ func (m *Model) header() []string {
 			st.Accent.Bold(true).Render(fmt.Sprintf("step %d/%d", m.wt.step+1, len(m.wt.cfgs))))
 	}
 	what = append(what, st.Strong.Render(cfg.Env+" "+string(cfg.Algo)))
-	mapping := "mapping " + cfg.Mapping
+	mapping := "mapping " + cfg.Mapping.String()
 	if s != nil && s.Mapping.Chosen != "" {
-		mapping = "mapping " + mappingText(s.Mapping.Requested, cfg.Mapping, s.Mapping.Chosen)
+		mapping = "mapping " + mappingText(s.Mapping.Requested, cfg.Mapping.String(), s.Mapping.Chosen)
 	}
 	what = append(what, st.Accent.Render(mapping))
 	if cfg.Algo.OnPolicy() {

@@ -41,7 +41,7 @@ type mappingKey struct {
 }
 
 // switchMappingMsg asks the root model to switch the live run's mapping.
-type switchMappingMsg struct{ mapping string }
+type switchMappingMsg struct{ mapping engine.Mapping }
 
 func newMappingPane(c *common) *mappingPane { return &mappingPane{c: c} }
 
@@ -90,12 +90,15 @@ func (p *mappingPane) Update(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, p.c.Keys.MapDown):
 		p.sel, p.moved = min(p.sel+1, n-1), true
 	case key.Matches(msg, p.c.Keys.MapSwitch):
-		m := p.Selected()
+		m, err := engine.ParseMapping(p.Selected())
 		p.moved = false
+		if err != nil || m.Auto() {
+			return nil // no row selected
+		}
 		return func() tea.Msg { return switchMappingMsg{m} }
 	case key.Matches(msg, p.c.Keys.MapAuto):
 		p.moved = false
-		return func() tea.Msg { return switchMappingMsg{"auto"} }
+		return func() tea.Msg { return switchMappingMsg{engine.AutoMapping} }
 	}
 	return nil
 }
@@ -138,10 +141,10 @@ func (p *mappingPane) render(focused bool) string {
 	var top []string
 	req := m.Requested
 	if req == "" {
-		req = s.Config.Mapping
+		req = s.Config.Mapping.String()
 	}
 	unit, second, letters := mappingLabels(*m)
-	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping, m.Chosen))+
+	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
 		st.Text.Render(fmt.Sprintf(" · predicted %s %s", fixed(m.PredictedGPS), unit)))
 	// The prediction is the learner's and the RMM's; on the live platform
 	// another unit (the actors, a link) may set the pace.

@@ -80,22 +80,18 @@ func (r *scriptedRun) Resume() {
 	r.events <- engine.Event{Kind: engine.EventResumed, Snapshot: s}
 }
 
-func (r *scriptedRun) SetMapping(m string) error {
-	if err := engine.ValidateMapping(m); err != nil {
-		return err
-	}
+func (r *scriptedRun) SetMapping(m engine.Mapping) {
 	r.mu.Lock()
-	r.mappings = append(r.mappings, m)
+	r.mappings = append(r.mappings, m.String())
 	r.mu.Unlock()
 	s := r.publish(func(s *engine.Snapshot) {
-		s.Mapping.Requested = m
-		if m != "auto" {
-			choose(&s.Mapping, m)
+		s.Mapping.Requested = m.String()
+		if !m.Auto() {
+			choose(&s.Mapping, m.String())
 		}
 		s.Counters.GradSteps += 10
 	})
 	r.events <- engine.Event{Kind: engine.EventMappingChanged, Snapshot: s, Text: s.Mapping.Chosen}
-	return nil
 }
 
 // choose makes mapping name the running one as the engine does: its own
@@ -173,7 +169,7 @@ func (st *scriptedStarter) last() (*scriptedRun, []engine.Config) {
 // 16384 with the mapping left to the DSE.
 func hopperConfig() engine.Config {
 	return engine.Config{Name: "hopper-ddpg-16384", Env: "Hopper-workload", Algo: "ddpg",
-		Batch: 16384, Capacity: 1 << 20, Fanout: 16, Mapping: "auto", Seed: 1}
+		Batch: 16384, Capacity: 1 << 20, Fanout: 16, Mapping: engine.MustMapping("auto"), Seed: 1}
 }
 
 // snapshotFor builds a realistic snapshot of a run of cfg: a sum tree of
@@ -215,9 +211,9 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 	}
 	s.Devices = devicesFor(rng, cfg.Algo)
 	s.Busiest = busiestOf(s.Devices)
-	s.Mapping = hopperMapping(cfg.Mapping)
+	s.Mapping = hopperMapping(cfg.Mapping.String())
 	if cfg.Algo.OnPolicy() {
-		s.Mapping = cartPolePPOMapping(cfg.Mapping)
+		s.Mapping = cartPolePPOMapping(cfg.Mapping.String())
 	}
 	s.History = historyFor(rng, s.Learning.Meaningful, cfg.Algo.OnPolicy())
 	// The latest point of each series is the snapshot's own figure.

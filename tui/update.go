@@ -167,14 +167,12 @@ func (m *Model) setConfig(cfg engine.Config) {
 // switchMapping asks the live run to switch to mapping, from the next
 // gradient step, and makes the configuration follow. A form with edits
 // not applied keeps them.
-func (m *Model) switchMapping(mapping string) error {
+func (m *Model) switchMapping(mapping engine.Mapping) error {
 	if !m.live() {
 		return errors.New("no live run to switch")
 	}
-	if err := m.run.SetMapping(mapping); err != nil {
-		return err
-	}
-	m.mapping.SetStatus("switching to "+mapping+" from the next gradient step…", false)
+	m.run.SetMapping(mapping)
+	m.mapping.SetStatus("switching to "+mapping.String()+" from the next gradient step…", false)
 	m.cfg.Mapping = mapping
 	if m.form.Dirty() {
 		m.syncDeparture()

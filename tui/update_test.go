@@ -320,12 +320,12 @@ func TestManualMappingInForm(t *testing.T) {
 	focusField(t, m, keyMapRMM)
 	press(m, "right") // G → F
 	cfg, err := m.form.Config()
-	if err != nil || cfg.Mapping != "G-F-G" {
+	if err != nil || cfg.Mapping.String() != "G-F-G" {
 		t.Fatalf("manual mapping from the form: %q, %v", cfg.Mapping, err)
 	}
 	focusField(t, m, keyApply)
 	runCmd(m, press(m, "enter"))
-	if _, cfgs := st.last(); len(cfgs) != 2 || cfgs[1].Mapping != "G-F-G" {
+	if _, cfgs := st.last(); len(cfgs) != 2 || cfgs[1].Mapping.String() != "G-F-G" {
 		t.Errorf("applied %+v", cfgs)
 	}
 }
@@ -352,7 +352,7 @@ func TestSwitchMapping(t *testing.T) {
 	if !strings.Contains(m.Status(), "mapping → G-G-G") {
 		t.Errorf("status %q does not announce the change", m.Status())
 	}
-	if m.Config().Mapping != "G-G-G" {
+	if m.Config().Mapping.String() != "G-G-G" {
 		t.Errorf("a restart would not keep the mapping: %q", m.Config().Mapping)
 	}
 	runCmd(m, press(m, "a"))

@@ -94,7 +94,7 @@ func (m *Model) moveStep(delta int) tea.Cmd {
 		// step, so the charts show the change in one run.
 		if m.switchMapping(next.Mapping) == nil {
 			m.setConfig(next) // the step's form, edits or not
-			m.setStatus(label+": mapping → "+next.Mapping+" without a restart", false)
+			m.setStatus(label+": mapping → "+next.Mapping.String()+" without a restart", false)
 			return nil
 		}
 	}
@@ -174,7 +174,7 @@ var configFields = []configField{
 	intField("epochs", false, true),
 	intField("minibatches", false, true),
 	intField("gae", false, true),
-	{"mapping", true, true, func(c *engine.Config) string { return c.Mapping }},
+	{"mapping", true, true, func(c *engine.Config) string { return c.Mapping.String() }},
 	{"devices", true, true, func(c *engine.Config) string { return c.Devices }},
 	intField("steps", true, true),
 	{"duration", true, true, func(c *engine.Config) string { return c.Duration.String() }},

@@ -148,7 +148,7 @@ func TestWalkthroughSteps(t *testing.T) {
 		t.Fatal("a batch step did not restart the run")
 	}
 	_, cfgs := st.last()
-	if c := cfgs[len(cfgs)-1]; c.Batch != 4096 || c.Mapping != "G-G-G" || c.Fanout != 16 || c.Steps != 500_000 {
+	if c := cfgs[len(cfgs)-1]; c.Batch != 4096 || c.Mapping.String() != "G-G-G" || c.Fanout != 16 || c.Steps != 500_000 {
 		t.Errorf("step 3 started %+v, want batch 4096, mapping G-G-G, fanout 16 and the override's budget", c)
 	}
 	step(t, m, st, "n")
@@ -171,7 +171,7 @@ func TestWalkthroughSteps(t *testing.T) {
 	if _, _, maps := second.calls(); !slices.Equal(maps, []string{"auto"}) {
 		t.Errorf("p to step 1: SetMapping calls %v, want [auto]", maps)
 	}
-	if c := m.Config(); c.Batch != 16384 || c.Mapping != "auto" {
+	if c := m.Config(); c.Batch != 16384 || c.Mapping.String() != "auto" {
 		t.Errorf("p to step 1 runs %+v, want batch 16384 and mapping auto", c)
 	}
 	if press(m, "p") != nil || m.Step() != 0 || !strings.Contains(m.Status(), "first step") {
@@ -191,7 +191,7 @@ func TestWalkthroughMappingStepRestartsAnEndedRun(t *testing.T) {
 	if r := step(t, m, st, "n"); r == first {
 		t.Fatal("the mapping step did not restart an ended run")
 	}
-	if _, cfgs := st.last(); cfgs[len(cfgs)-1].Mapping != "G-G-G" {
+	if _, cfgs := st.last(); cfgs[len(cfgs)-1].Mapping.String() != "G-G-G" {
 		t.Errorf("the restart runs mapping %q, want G-G-G", cfgs[len(cfgs)-1].Mapping)
 	}
 }
