@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
@@ -53,56 +52,6 @@ type Config struct {
 	// host time, whichever comes first; zero means no limit.
 	Steps    int64         `yaml:"steps,omitempty" json:"steps,omitempty"`
 	Duration time.Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
-}
-
-// Range is the accepted interval of an integer field.
-type Range struct {
-	Field    string // the YAML name of the field
-	Min, Max int64
-	Help     string
-}
-
-// Ranges are the accepted values of the integer fields, for validation and
-// for the explorer's form.
-var Ranges = []Range{
-	{"batch", 1, 65536, "learner batch size B"},
-	{"capacity", 1, 1 << 26, "replay capacity"},
-	{"fanout", 2, 4096, "sum-tree fanout K"},
-	{"actors", 1, 256, "actors collecting data"},
-	{"learners", 1, 16, "learners (SPO, one buffer bank each)"},
-	{"depth", 1, 4096, "batches sampled ahead of the learner, D"},
-	{"envs", 1, 1024, "PPO environments N"},
-	{"horizon", 1, 65536, "PPO steps per environment per iteration T"},
-	{"epochs", 1, 100, "PPO epochs K"},
-	{"minibatches", 1, 4096, "PPO minibatches per epoch M"},
-	{"gae", 1, 5, "PPO GAE numerics, experiment of 004 §V-C"},
-	{"steps", 0, 1 << 40, "environment steps to run, 0 for no limit"},
-}
-
-// RangeOf returns the range of the named field.
-func RangeOf(field string) (Range, bool) {
-	i := slices.IndexFunc(Ranges, func(r Range) bool { return r.Field == field })
-	if i < 0 {
-		return Range{}, false
-	}
-	return Ranges[i], true
-}
-
-// IntField returns the integer field of c with the given YAML name (one of
-// Ranges' fields), and false if c has no integer field of that name.
-func (c *Config) IntField(name string) (int64, bool) {
-	v, ok := c.intFields()[name]
-	return v, ok
-}
-
-// intFields returns the integer fields of c by YAML name.
-func (c *Config) intFields() map[string]int64 {
-	return map[string]int64{
-		"batch": int64(c.Batch), "capacity": int64(c.Capacity), "fanout": int64(c.Fanout),
-		"actors": int64(c.Actors), "learners": int64(c.Learners), "depth": int64(c.Depth),
-		"envs": int64(c.Envs), "horizon": int64(c.Horizon), "epochs": int64(c.Epochs),
-		"minibatches": int64(c.Minibatches), "gae": int64(c.GAE), "steps": c.Steps,
-	}
 }
 
 // FieldError reports a field whose value is not accepted.
@@ -188,11 +137,8 @@ func (c Config) Validate() error {
 	if err := c.Algo.Actions(c.Env, spec.Act.Discrete()); err != nil {
 		return err
 	}
-	ints := c.intFields()
-	for _, r := range Ranges {
-		if v := ints[r.Field]; v < r.Min || v > r.Max {
-			return &FieldError{r.Field, fmt.Sprint(v), fmt.Sprintf("%s must be %d..%d", r.Help, r.Min, r.Max)}
-		}
+	if err := c.validateRanges(); err != nil {
+		return err
 	}
 	if c.Algo.OnPolicy() {
 		if n := c.Envs * c.Horizon; n%c.Minibatches != 0 || c.Minibatches > n {

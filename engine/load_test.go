@@ -19,7 +19,7 @@ func TestParseConfig(t *testing.T) {
 		{"env: CartPole-v1\nbatchh: 3\n", `run.yaml:2:1: unknown field "batchh"`},
 		{"env: CartPole-v1\nbatch: three\n", "run.yaml:2:8: cannot unmarshal"},
 		{"env: [CartPole\n", "run.yaml:1:6:"},
-		{"env: CartPole-v1\nfanout: 1\n", "run.yaml:2:9: fanout 1 is not allowed: sum-tree fanout K must be 2..4096"},
+		{"env: CartPole-v1\nfanout: 1\n", "run.yaml:2:9: fanout 1 is not allowed: sum-tree fanout K must be 2..1024"},
 		{"env: Nope\n", `run.yaml:1:6: env "Nope" is not allowed`},
 		{"mapping: G-G\n", `run.yaml:1:10: mapping "G-G" is not allowed`},
 	}

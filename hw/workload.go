@@ -166,19 +166,27 @@ func (w *Workload) BatchBytes(batch int) int64 {
 	return int64(batch) * int64(s)
 }
 
+// The domain of the cost models: the workloads Validate accepts.
+const (
+	MaxBatch    = 1 << 24 // learner batch B
+	MaxCapacity = 1 << 34 // replay capacity
+	MaxFanout   = 1024    // sum-tree fanout K
+	MaxActors   = 4096
+)
+
 // Validate checks the workload and names the first bad value.
 func (w *Workload) Validate() error {
 	switch {
 	case len(w.Nets) == 0:
 		return fmt.Errorf("workload %q has no network: give at least one", w.Name)
-	case w.Batch < 1 || w.Batch > 1<<24:
-		return fmt.Errorf("batch %d is out of range: must be 1..%d", w.Batch, 1<<24)
-	case w.Capacity < 2 || w.Capacity > 1<<34:
-		return fmt.Errorf("replay capacity %d is out of range: must be 2..%d", w.Capacity, int64(1)<<34)
-	case w.Fanout < 2 || w.Fanout > 1024:
-		return fmt.Errorf("fanout %d is not allowed: fanout must be 2..1024", w.Fanout)
-	case w.Actors < 1 || w.Actors > 4096:
-		return fmt.Errorf("actors %d is out of range: must be 1..4096", w.Actors)
+	case w.Batch < 1 || w.Batch > MaxBatch:
+		return fmt.Errorf("batch %d is out of range: must be 1..%d", w.Batch, MaxBatch)
+	case w.Capacity < 2 || w.Capacity > MaxCapacity:
+		return fmt.Errorf("replay capacity %d is out of range: must be 2..%d", w.Capacity, int64(MaxCapacity))
+	case w.Fanout < 2 || w.Fanout > MaxFanout:
+		return fmt.Errorf("fanout %d is not allowed: fanout must be 2..%d", w.Fanout, MaxFanout)
+	case w.Actors < 1 || w.Actors > MaxActors:
+		return fmt.Errorf("actors %d is out of range: must be 1..%d", w.Actors, MaxActors)
 	case w.DataPointBytes < 1:
 		return fmt.Errorf("data point size %d bytes is out of range: must be >= 1", w.DataPointBytes)
 	}

@@ -2,9 +2,7 @@ package tui
 
 import (
 	"errors"
-	"math/bits"
 	"slices"
-	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -19,35 +17,34 @@ type fieldKind int
 
 const (
 	fieldChoice fieldKind = iota // one of a list (bubbles list picker, ←/→)
-	fieldInt                     // an integer (bubbles textinput)
+	fieldInt                     // a whole number (bubbles textinput)
 	fieldApply                   // the apply button
 )
 
-// Form row keys besides the YAML names of engine.Config.
+// Form row keys besides the names of engine.Fields.
 const (
 	keyMapMode    = "mapping"
 	keyMapLearner = "mapping.learner"
 	keyMapRMM     = "mapping.rmm"
 	keyMapStorage = "mapping.storage"
-	keySeed       = "seed"
 	keyApply      = "apply"
 )
 
 // formField is one row of the config form.
 type formField struct {
-	key     string // the YAML name of the config field (FieldError.Field)
+	key     string       // the field's name (FieldError.Field), or a key above
+	field   engine.Field // the configuration field the row edits, if any
 	label   string
 	kind    fieldKind
 	options []string
 	choice  int
 	input   textinput.Model
-	rng     engine.Range
-	hasRng  bool
-	offOnly bool // off-policy learners only
-	ppoOnly bool
 	manual  bool // shown for a manual mapping only
 	err     string
 }
+
+// hasRange reports whether the row edits a number with a range to show.
+func (ff *formField) hasRange() bool { return ff.field.Kind == engine.IntField }
 
 // applyConfigMsg asks the root model to restart the run with cfg.
 type applyConfigMsg struct{ cfg engine.Config }
@@ -88,42 +85,37 @@ func (f *configForm) SetApplied(note string) { f.applied = note; f.touch() }
 var devices = []string{"C", "G", "F"}
 var deviceNames = map[string]string{"C": "CPU", "G": "GPU", "F": "FPGA"}
 
+// newConfigForm builds the form's rows from engine's table of fields, in
+// its order: a list for each choice, an input for each number, the mapping
+// as auto or three device lists. Durations and text (the device file, the
+// name) are set in YAML or with --set.
 func newConfigForm(c *common, cfg engine.Config) *configForm {
 	f := &configForm{c: c}
 	choice := func(key, label string, opts []string) *formField {
 		return &formField{key: key, label: label, kind: fieldChoice, options: opts}
 	}
-	num := func(key, label string) *formField {
-		ff := &formField{key: key, label: label, kind: fieldInt}
-		ff.rng, ff.hasRng = engine.RangeOf(key)
-		ff.input = f.newInput()
-		return ff
+	for _, fd := range engine.Fields() {
+		switch fd.Kind {
+		case engine.ChoiceField:
+			ff := choice(fd.Name, fd.Label, fd.Choices())
+			ff.field = fd
+			f.fields = append(f.fields, ff)
+		case engine.IntField, engine.SeedField:
+			f.fields = append(f.fields, &formField{key: fd.Name, field: fd, label: fd.Label, kind: fieldInt, input: f.newInput()})
+		case engine.MappingField:
+			mode := choice(keyMapMode, fd.Label, []string{"auto", "manual"})
+			mode.field = fd
+			f.fields = append(f.fields, mode)
+			for _, part := range []struct{ key, label string }{
+				{keyMapLearner, " learner on"}, {keyMapRMM, " RMM on"}, {keyMapStorage, " storage on"},
+			} {
+				ff := choice(part.key, part.label, slices.Clone(devices))
+				ff.manual = true
+				f.fields = append(f.fields, ff)
+			}
+		}
 	}
-	off := func(ff *formField) *formField { ff.offOnly = true; return ff }
-	ppo := func(ff *formField) *formField { ff.ppoOnly = true; return ff }
-	manual := func(ff *formField) *formField { ff.manual = true; return ff }
-
-	f.fields = []*formField{
-		choice("env", "environment", engine.Environments()),
-		choice("algo", "algorithm", algorithmNames()),
-		off(num("batch", "batch B")),
-		off(num("capacity", "capacity")),
-		off(num("fanout", "fanout K")),
-		off(num("actors", "actors")),
-		off(num("learners", "learners")),
-		off(num("depth", "D presample")),
-		ppo(num("envs", "envs N")),
-		ppo(num("horizon", "horizon T")),
-		ppo(num("epochs", "epochs K")),
-		ppo(num("minibatches", "minibatch M")),
-		num("steps", "steps"),
-		num(keySeed, "seed"),
-		choice(keyMapMode, "mapping", []string{"auto", "manual"}),
-		manual(choice(keyMapLearner, " learner on", slices.Clone(devices))),
-		manual(choice(keyMapRMM, " RMM on", slices.Clone(devices))),
-		manual(choice(keyMapStorage, " storage on", slices.Clone(devices))),
-		{key: keyApply, label: "apply & restart", kind: fieldApply},
-	}
+	f.fields = append(f.fields, &formField{key: keyApply, label: "apply & restart", kind: fieldApply})
 	f.Reset(cfg)
 	return f
 }
@@ -180,36 +172,24 @@ func (f *configForm) Reset(cfg engine.Config) {
 	f.touch()
 	cfg = cfg.Defaults()
 	f.base = cfg
-	ints := map[string]int64{
-		"batch": int64(cfg.Batch), "capacity": int64(cfg.Capacity), "fanout": int64(cfg.Fanout),
-		"actors": int64(cfg.Actors), "learners": int64(cfg.Learners), "depth": int64(cfg.Depth),
-		"envs": int64(cfg.Envs), "horizon": int64(cfg.Horizon), "epochs": int64(cfg.Epochs),
-		"minibatches": int64(cfg.Minibatches), "steps": cfg.Steps,
-	}
 	mapping := strings.Split(cfg.Mapping.String(), "-")
 	for _, ff := range f.fields {
 		ff.err = ""
-		switch ff.key {
-		case "env":
-			ff.choice = choiceIndex(ff, cfg.Env)
-		case "algo":
-			ff.choice = choiceIndex(ff, string(cfg.Algo))
-		case keySeed:
-			ff.input.SetValue(strconv.FormatUint(cfg.Seed, 10))
-		case keyMapMode:
+		switch {
+		case ff.kind == fieldInt:
+			ff.input.SetValue(cfg.Get(ff.key))
+		case ff.field.Kind == engine.ChoiceField:
+			ff.choice = choiceIndex(ff, cfg.Get(ff.key))
+		case ff.key == keyMapMode:
 			ff.choice = 0
 			if !cfg.Mapping.Auto() {
 				ff.choice = 1
 			}
-		case keyMapLearner, keyMapRMM, keyMapStorage:
+		case ff.manual:
 			i := map[string]int{keyMapLearner: 0, keyMapRMM: 1, keyMapStorage: 2}[ff.key]
 			ff.choice = 1 // GPU unless the mapping says otherwise
 			if len(mapping) == 3 {
 				ff.choice = max(slices.Index(devices, mapping[i]), 0)
-			}
-		default:
-			if v, ok := ints[ff.key]; ok {
-				ff.input.SetValue(strconv.FormatInt(v, 10))
 			}
 		}
 	}
@@ -229,16 +209,13 @@ func choiceIndex(ff *formField, v string) int {
 	return len(ff.options) - 1
 }
 
-// visible reports whether row ff applies to the form's current values.
+// visible reports whether row ff applies to the form's current values: a
+// field the algorithm chosen uses, a device list of a manual mapping.
 func (f *configForm) visible(ff *formField) bool {
-	ppo := f.value("algo") == "ppo"
-	switch {
-	case ff.offOnly && ppo, ff.ppoOnly && !ppo:
-		return false
-	case ff.manual:
+	if ff.manual {
 		return f.value(keyMapMode) == "manual"
 	}
-	return true
+	return ff.field.UsedBy(engine.Algorithm(f.value("algo")))
 }
 
 // value is the current text of the row with the given key.
@@ -296,36 +273,17 @@ func (f *configForm) Config() (engine.Config, error) {
 		if !f.visible(ff) {
 			continue
 		}
-		switch ff.kind {
-		case fieldChoice:
-			v := ff.options[ff.choice]
-			switch ff.key {
-			case "env":
-				cfg.Env = v
-			case "algo":
-				cfg.Algo = engine.Algorithm(v)
-			}
-		case fieldInt:
-			text := strings.TrimSpace(ff.input.Value())
-			if ff.key == keySeed {
-				u, err := strconv.ParseUint(text, 10, 64)
-				if err != nil {
-					ff.err = "seed must be a whole number 0..18446744073709551615"
-				}
-				cfg.Seed = u
-			} else {
-				n, err := strconv.ParseInt(text, 10, 64)
-				if err != nil {
-					ff.err = ff.key + " " + strconv.Quote(text) + " is not a whole number"
-					if ff.hasRng {
-						ff.err += ": " + rangeText(ff.rng)
-					}
-				} else {
-					setInt(&cfg, ff.key, n)
-				}
-			}
-			if ff.err != "" && firstErr == nil {
-				firstErr = errors.New(ff.err)
+		var err error
+		switch {
+		case ff.kind == fieldInt:
+			err = cfg.Set(ff.key, ff.input.Value())
+		case ff.field.Kind == engine.ChoiceField:
+			err = cfg.Set(ff.key, ff.options[ff.choice])
+		}
+		if err != nil {
+			ff.err = err.Error()
+			if firstErr == nil {
+				firstErr = err
 			}
 		}
 	}
@@ -338,48 +296,6 @@ func (f *configForm) Config() (engine.Config, error) {
 		cfg.Mapping = m
 	}
 	return cfg, firstErr
-}
-
-// setInt sets the integer config field named by its YAML key. Values that do
-// not fit an int are clamped so that Validate reports them as out of range.
-func setInt(cfg *engine.Config, key string, n int64) {
-	i := int(min(max(n, -1<<31), 1<<40))
-	switch key {
-	case "batch":
-		cfg.Batch = i
-	case "capacity":
-		cfg.Capacity = i
-	case "fanout":
-		cfg.Fanout = i
-	case "actors":
-		cfg.Actors = i
-	case "learners":
-		cfg.Learners = i
-	case "depth":
-		cfg.Depth = i
-	case "envs":
-		cfg.Envs = i
-	case "horizon":
-		cfg.Horizon = i
-	case "epochs":
-		cfg.Epochs = i
-	case "minibatches":
-		cfg.Minibatches = i
-	case "steps":
-		cfg.Steps = n
-	}
-}
-
-// rangeText is "min..max"; a large power of two prints as 2^n.
-func rangeText(r engine.Range) string {
-	return bound(r.Min) + ".." + bound(r.Max)
-}
-
-func bound(v int64) string {
-	if v >= 1<<20 && v&(v-1) == 0 {
-		return "2^" + strconv.Itoa(bits.TrailingZeros64(uint64(v)))
-	}
-	return strconv.FormatInt(v, 10)
 }
 
 // validate checks the form with engine's Config.Validate and attaches the
@@ -505,14 +421,4 @@ func numericKey(k tea.KeyPressMsg) bool {
 		return true
 	}
 	return false
-}
-
-// algorithmNames are the algorithms' text forms, the algorithm field's
-// choices.
-func algorithmNames() []string {
-	var names []string
-	for _, a := range engine.Algorithms() {
-		names = append(names, string(a))
-	}
-	return names
 }

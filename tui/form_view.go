@@ -48,8 +48,8 @@ func (f *configForm) render() string {
 
 	// The focused row's meaning and range, at the bottom.
 	var foot string
-	if ff := f.current(); f.focused && ff.hasRng {
-		foot = st.Muted.Render(ff.rng.Help + ", " + rangeText(ff.rng))
+	if ff := f.current(); f.focused && ff.hasRange() {
+		foot = st.Muted.Render(ff.field.Help + ", " + ff.field.Range())
 	} else if f.focused && ff.key == keyMapMode {
 		foot = st.Muted.Render("auto: the design-space exploration picks (000 §VI)")
 	}
@@ -113,8 +113,8 @@ func (f *configForm) row(ff *formField, on bool) string {
 			open, shut = st.Accent.Render("["), st.Accent.Render("]")
 		}
 		s := label + " " + open + ff.input.View() + shut
-		if ff.hasRng {
-			s += st.Muted.Render(" " + rangeText(ff.rng))
+		if ff.hasRange() {
+			s += st.Muted.Render(" " + ff.field.Range())
 		}
 		return s
 	default:

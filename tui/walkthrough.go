@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -138,49 +137,6 @@ type configChange struct{ field, from, to string }
 
 func (c configChange) String() string { return c.field + " " + c.from + " → " + c.to }
 
-// configField reads one field of engine.Config for display, by its YAML
-// name. off and ppo say which algorithms it applies to.
-type configField struct {
-	name     string
-	off, ppo bool
-	get      func(*engine.Config) string
-}
-
-// intField is the configField of the integer field name, read through
-// engine.Config.IntField. A name engine does not know is a programming
-// error, caught when the package initializes.
-func intField(name string, off, ppo bool) configField {
-	if _, ok := new(engine.Config).IntField(name); !ok {
-		panic("tui: engine.Config has no integer field " + name)
-	}
-	return configField{name, off, ppo, func(c *engine.Config) string {
-		v, _ := c.IntField(name)
-		return strconv.FormatInt(v, 10)
-	}}
-}
-
-// configFields are the fields a step may change, in the form's order.
-var configFields = []configField{
-	{"env", true, true, func(c *engine.Config) string { return c.Env }},
-	{"algo", true, true, func(c *engine.Config) string { return string(c.Algo) }},
-	intField("batch", true, false),
-	intField("capacity", true, false),
-	intField("fanout", true, false),
-	intField("actors", true, false),
-	intField("learners", true, false),
-	intField("depth", true, false),
-	intField("envs", false, true),
-	intField("horizon", false, true),
-	intField("epochs", false, true),
-	intField("minibatches", false, true),
-	intField("gae", false, true),
-	{"mapping", true, true, func(c *engine.Config) string { return c.Mapping.String() }},
-	{"devices", true, true, func(c *engine.Config) string { return c.Devices }},
-	intField("steps", true, true),
-	{"duration", true, true, func(c *engine.Config) string { return c.Duration.String() }},
-	{"seed", true, true, func(c *engine.Config) string { return strconv.FormatUint(c.Seed, 10) }},
-}
-
 // configChanges lists the fields that differ from a to b (both with their
 // defaults filled in), leaving out the fields neither one's algorithm
 // uses. It allocates nothing when they are equal.
@@ -188,15 +144,14 @@ func configChanges(a, b engine.Config) []configChange {
 	if a == b {
 		return nil
 	}
-	ppo := a.Algo.OnPolicy() || b.Algo.OnPolicy()
-	off := !a.Algo.OnPolicy() || !b.Algo.OnPolicy()
 	var out []configChange
-	for _, f := range configFields {
-		if !(f.off && off) && !(f.ppo && ppo) {
+	for _, f := range engine.Fields() {
+		// The name is the run's label, not a setting of it.
+		if f.Name == "name" || !f.UsedBy(a.Algo) && !f.UsedBy(b.Algo) {
 			continue
 		}
-		if x, y := f.get(&a), f.get(&b); x != y {
-			out = append(out, configChange{f.name, x, y})
+		if x, y := a.Get(f.Name), b.Get(f.Name); x != y {
+			out = append(out, configChange{f.Name, x, y})
 		}
 	}
 	return out

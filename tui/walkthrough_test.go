@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -220,26 +219,6 @@ func TestPaneNamesMapToPanes(t *testing.T) {
 	}
 	if len(paneByName) != len(engine.PaneNames) {
 		t.Errorf("paneByName has %d names, engine.PaneNames %d", len(paneByName), len(engine.PaneNames))
-	}
-}
-
-// TestConfigFieldsCoverConfig keeps configFields in step with
-// engine.Config: a field missing there would make a step that changes it
-// look like no change at all.
-func TestConfigFieldsCoverConfig(t *testing.T) {
-	known := map[string]bool{}
-	for _, f := range configFields {
-		known[f.name] = true
-	}
-	ct := reflect.TypeFor[engine.Config]()
-	for i := range ct.NumField() {
-		name, _, _ := strings.Cut(ct.Field(i).Tag.Get("yaml"), ",")
-		if name == "" || name == "-" || name == "name" {
-			continue // not part of a run's behaviour
-		}
-		if !known[name] {
-			t.Errorf("engine.Config field %s (yaml %q) is not in configFields", ct.Field(i).Name, name)
-		}
 	}
 }
 

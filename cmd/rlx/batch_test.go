@@ -152,6 +152,13 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--out", filepath.Join(file, "sub")}, "cannot be created"},
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--config", bad}, "give one"},
 		{[]string{"--batch", "--steps", "-5"}, "--steps -5 is not allowed"},
+		// --set gives a bad value the message a file gives it.
+		{[]string{"--batch", "--set", "fanout=1"}, "--set fanout=1: fanout 1 is not allowed: sum-tree fanout K must be 2..1024"},
+		{[]string{"--batch", "--set", "batch=70000"}, "batch 70000 is not allowed: learner batch size B must be 1..65536"},
+		{[]string{"--batch", "--set", "batchh=4"}, `"batchh" is not a setting: use one of env, algo`},
+		{[]string{"--batch", "--set", "batch"}, "write FIELD=VALUE"},
+		{[]string{"--batch", "--set", "env=Pendulum-v1"}, "Pendulum-v1 has continuous actions"},
+		{[]string{"--batch", "--devices", "nope"}, `devices "nope" is not allowed: name a device YAML file or one of`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -249,5 +256,21 @@ func TestUserPresetsDir(t *testing.T) {
 	if code := run(context.Background(), []string{"presets", "--presets", flagDir}, &stdout, &stderr); code != exitOK ||
 		!strings.Contains(stdout.String(), "from --presets") || strings.Contains(stdout.String(), "from the config dir") {
 		t.Errorf("exit %d: --presets does not replace the config dir's preset:\n%s%s", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestBatchSet: --set and --devices change the preset's run, as run.json
+// records.
+func TestBatchSet(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"--batch", "--set", "env=Pendulum-v1", "--set", "algo=td3", "--set", "batch=64",
+		"--set", "mapping=C-C-C", "--devices", "table-iv", "--steps", "600", "--out", dir}
+	if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	c := readRun(t, dir).Config
+	if c.Env != "Pendulum-v1" || c.Algo != engine.TD3 || c.Batch != 64 || c.Mapping.String() != "C-C-C" || c.Devices != "table-iv" {
+		t.Errorf("run.json config: env %s, algo %s, batch %d, mapping %s, devices %q", c.Env, c.Algo, c.Batch, c.Mapping, c.Devices)
 	}
 }

@@ -70,8 +70,8 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 			if env == "" {
 				return usagef("--env is required (CartPole, Hopper or Pong), or use --sweep")
 			}
-			if batch < 1 || batch > 1<<24 {
-				return usagef("--batch %d is out of range: must be 1..%d", batch, 1<<24)
+			if batch < 1 || batch > hw.MaxBatch {
+				return usagef("--batch %d is out of range: must be 1..%d", batch, hw.MaxBatch)
 			}
 			e, err := dse.FindEnv(env)
 			if err != nil {

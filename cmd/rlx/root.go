@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,7 +65,8 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	var (
 		batch, asJSON, quick bool
 		preset, config, out  string
-		presetDirs           []string
+		devices              string
+		presetDirs, sets     []string
 		steps                int64
 		duration             time.Duration
 		seed                 uint64
@@ -85,6 +87,8 @@ for a walkthrough or experiment, a directory per step, steps.json and
 README.md.`,
 		Example: `  rlx                                   open the explorer
   rlx --preset hopper-ddpg-16384        open it on another preset
+  rlx --set env=Pendulum-v1 --set algo=td3 --set batch=64
+                                        change settings of the preset's run
   rlx --batch --preset cartpole-ppo --steps 100000 --out results
   rlx presets                           list the presets`,
 		SilenceErrors: true,
@@ -111,9 +115,20 @@ README.md.`,
 					return usageError{err}
 				}
 			}
-			// The budget and seed flags override the preset's, in every
-			// step of a walkthrough or experiment.
+			// --set, --devices and the budget and seed flags override the
+			// preset's settings, in every step of a walkthrough or
+			// experiment. A bad one is refused here, once.
 			f := cmd.Flags()
+			if f.Changed("devices") {
+				if _, err := engine.LoadPlatform(devices); err != nil {
+					return usageError{err}
+				}
+				sets = append(sets, "devices="+devices)
+			}
+			settings, err := parseSets(sets)
+			if err != nil {
+				return usageError{err}
+			}
 			if f.Changed("steps") && steps < 0 {
 				return usagef("--steps %d is not allowed: it must be >= 0", steps)
 			}
@@ -121,6 +136,9 @@ README.md.`,
 				return usagef("--duration %v is not allowed: it must be >= 0", duration)
 			}
 			override := func(c engine.Config) engine.Config {
+				for _, s := range settings {
+					_ = c.Set(s.name, s.value) // checked by parseSets
+				}
 				if f.Changed("steps") {
 					c.Steps = steps
 				}
@@ -162,9 +180,34 @@ README.md.`,
 	f.Int64Var(&steps, "steps", 0, "environment steps to run (overrides the preset; 0 for no limit)")
 	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
 	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")
+	f.StringArrayVar(&sets, "set", nil, "set a field of the run, `FIELD=VALUE` with FIELD its YAML name, e.g. batch=256, mapping=C-C-C, env=Pendulum-v1 (repeatable; overrides the preset)")
+	f.StringVar(&devices, "devices", "", "the device platform the run is charged to: an embedded `name` (rlx hw) or a YAML file (overrides the preset)")
 	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+"; a walkthrough or experiment: "+StepsSchema+")")
 	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
 	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")
 	root.AddCommand(newBenchCmd(), newCompareCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
 	return root
+}
+
+// setting is one --set FIELD=VALUE.
+type setting struct{ name, value string }
+
+// parseSets reads --set arguments. Each must be FIELD=VALUE with FIELD a
+// configuration field and VALUE one it accepts (engine.Config.Set, whose
+// errors name the field and what it accepts, as a YAML file's and the
+// explorer's form's do).
+func parseSets(args []string) ([]setting, error) {
+	var out []setting
+	for _, a := range args {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, fmt.Errorf("--set %q: write FIELD=VALUE, FIELD one of %s", a, strings.Join(engine.FieldNames(), ", "))
+		}
+		var scratch engine.Config
+		if err := scratch.Set(strings.TrimSpace(name), value); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", a, err)
+		}
+		out = append(out, setting{strings.TrimSpace(name), value})
+	}
+	return out, nil
 }
