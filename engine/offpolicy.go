@@ -47,10 +47,10 @@ type offPolicyDriver struct {
 // the runtime's configuration (without an observer) and the passes of the
 // learner's networks that the cost models charge.
 type offPolicySetup struct {
-	spec   *env.Spec
-	agent  runtime.Agent
-	rc     runtime.Config
-	passes []pass
+	spec  *env.Spec
+	agent runtime.Agent
+	rc    runtime.Config
+	step  hw.LearnerStep
 }
 
 func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
@@ -65,7 +65,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 	spec := e.Spec()
 	var agent runtime.Agent
 	var rc runtime.Config
-	var passes []pass
+	var step hw.LearnerStep
 	switch cfg.Algo {
 	case "dqn":
 		c, r := dqn.CleanRL(total)
@@ -78,7 +78,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 			return nil, err
 		}
 		agent, rc = a, r
-		passes = []pass{{"q", l.Q().Shape(), 1, 1, 1}, {"q-target", l.Q().Shape(), 1, 0, 0}}
+		step = hw.DQNStep(HWLayers(l.Q().Shape()))
 	default:
 		alg := ddpg.DDPG
 		if cfg.Algo == TD3 {
@@ -94,13 +94,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 			return nil, err
 		}
 		agent, rc = a, r
-		passes = []pass{
-			{"actor", l.Actor().Shape(), 1, 1, 1}, {"critic", l.Critic().Shape(), 2, 2, 1},
-			{"actor-target", l.Actor().Shape(), 1, 0, 0}, {"critic-target", l.Critic().Shape(), 1, 0, 0},
-		}
-		if alg == ddpg.TD3 {
-			passes = append(passes, pass{"critic2", l.Critic().Shape(), 1, 1, 1}, pass{"critic2-target", l.Critic().Shape(), 1, 0, 0})
-		}
+		step = hw.ActorCriticStep(HWLayers(l.Actor().Shape()), HWLayers(l.Critic().Shape()), alg == ddpg.TD3)
 	}
 	rc.Env, rc.Seed, rc.TotalSteps = cfg.Env, cfg.Seed, total
 	rc.Actors, rc.BatchSize, rc.Depth = cfg.Actors, cfg.Batch, cfg.Depth
@@ -122,7 +116,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 			fmt.Sprintf("a replay buffer of %d transitions of %s needs %.1f GiB, more than the %d GiB limit: lower the capacity",
 				cfg.Capacity, cfg.Env, need/(1<<30), maxReplayBytes>>30)}
 	}
-	return &offPolicySetup{spec, agent, rc, passes}, nil
+	return &offPolicySetup{spec, agent, rc, step}, nil
 }
 
 func newOffPolicyDriver(cfg Config) (driver, error) {
@@ -130,7 +124,7 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, agent, rc, passes := su.spec, su.agent, su.rc, su.passes
+	spec, agent, rc := su.spec, su.agent, su.rc
 	d := &offPolicyDriver{cfg: cfg, meaning: !spec.Workload, rng: rand.New(rand.NewPCG(cfg.Seed, 7))}
 	rc.Observer = d
 	if d.rrun, err = runtime.New(rc, agent); err != nil {
@@ -140,18 +134,12 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	obs, act := spec.Obs.Dim(), spec.Act.Dim()
 	w := hw.Workload{
 		Name: cfg.Env + "/" + string(cfg.Algo), Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
-		Actors: cfg.Actors, DataPointBytes: 4 * (2*obs + act + 2), LossOps: 8,
+		Actors: cfg.Actors, DataPointBytes: hw.TransitionBytes(spec.Obs.Dim(), spec.Act.Dim()),
 		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
 	}
-	if cfg.Algo != DQN {
-		w.LossOps, w.SoftUpdate = 12, true
-	}
-	for _, ps := range passes {
-		w.Nets = append(w.Nets, hwNet(ps))
-	}
+	su.step.Apply(&w)
 	pl, err := sim.Place(p, w)
 	if err != nil {
 		return nil, err

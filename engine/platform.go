@@ -36,19 +36,6 @@ func LoadPlatform(path string) (*hw.Platform, error) {
 	return hw.ParsePlatform(path, data)
 }
 
-// pass is one network of a training step with how often a step runs it:
-// forward passes, backward passes and weight-gradient accumulations.
-type pass struct {
-	name       string
-	shape      nn.Shape
-	fw, bw, wa int
-}
-
-// hwNet describes a network to the hardware models.
-func hwNet(p pass) hw.Net {
-	return hw.Net{Name: p.name, FW: p.fw, BW: p.bw, WA: p.wa, Layers: HWLayers(p.shape)}
-}
-
 // HWLayers describes the layers of a core/nn network to the hardware
 // models: its dense and convolution layers, with their sizes. Scale layers
 // (pixel normalization) have no multiply-accumulates and are left out.

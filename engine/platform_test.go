@@ -23,17 +23,9 @@ func hopperDDPG(t *testing.T, batch int) hw.Workload {
 	if err != nil {
 		t.Fatal(err)
 	}
-	passes := []pass{
-		{"actor", actor.Shape(), 1, 1, 1},
-		{"critic", critic.Shape(), 2, 2, 1},
-		{"actor-target", actor.Shape(), 1, 0, 0},
-		{"critic-target", critic.Shape(), 1, 0, 0},
-	}
 	w := hw.Workload{Name: "Hopper/DDPG", Batch: batch, Capacity: 1_000_000, Fanout: 2, Actors: 16,
-		DataPointBytes: 4 * (2*11 + 3 + 2), LossOps: 12, SoftUpdate: true}
-	for _, p := range passes {
-		w.Nets = append(w.Nets, hwNet(p))
-	}
+		DataPointBytes: hw.TransitionBytes(11, 3)}
+	hw.ActorCriticStep(HWLayers(actor.Shape()), HWLayers(critic.Shape()), false).Apply(&w)
 	return w
 }
 

@@ -76,12 +76,7 @@ func natureDQN(frames, h, w, actions int) []hw.Layer {
 
 // Workload returns the learner workload of env trained by algo at batch
 // (000 Table III). The nets and their passes per gradient step follow the
-// algorithm:
-//
-//	DQN:  online net FW, BW, WA; target net FW.
-//	DDPG: actor FW, BW, WA; critic FW x2 (critic loss, actor loss), BW x2,
-//	      WA; target actor and target critic FW; Polyak target updates.
-//	TD3:  DDPG plus a second critic (FW, BW, WA) and its target (FW).
+// algorithm (hw.DQNStep, hw.ActorCriticStep).
 //
 // Data points are float32 transitions (s, a, r, s', done); Pong stores each
 // 84x84 frame once as bytes and the learner reads s and s' as stacks of 4,
@@ -112,7 +107,7 @@ func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 		if algo == "DQN" {
 			act = 1
 		}
-		w.DataPointBytes = 4 * (2*obs + act + 2)
+		w.DataPointBytes = hw.TransitionBytes(obs, act)
 	}
 	switch algo {
 	case "DQN":
@@ -122,31 +117,11 @@ func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 		} else {
 			layers = mlp(obs, env.Hidden, max(env.Actions, 2))
 		}
-		w.Nets = []hw.Net{
-			{Name: "q", Layers: layers, FW: 1, BW: 1, WA: 1},
-			{Name: "q-target", Layers: layers, FW: 1},
-		}
-		// gather Q(s,a), max_a' Q', r + gamma (1-d) max, Huber loss and
-		// its backward.
-		w.LossOps = 8
+		hw.DQNStep(layers).Apply(&w)
 	case "DDPG", "TD3":
 		actor := mlp(obs, env.Hidden, env.Actions)
 		critic := mlp(obs+env.Actions, env.Hidden, 1)
-		w.Nets = []hw.Net{
-			{Name: "actor", Layers: actor, FW: 1, BW: 1, WA: 1},
-			{Name: "critic", Layers: critic, FW: 2, BW: 2, WA: 1},
-			{Name: "actor-target", Layers: actor, FW: 1},
-			{Name: "critic-target", Layers: critic, FW: 1},
-		}
-		if algo == "TD3" {
-			w.Nets = append(w.Nets,
-				hw.Net{Name: "critic2", Layers: critic, FW: 1, BW: 1, WA: 1},
-				hw.Net{Name: "critic2-target", Layers: critic, FW: 1})
-		}
-		// two concatenations, the target y, the critic MSE and the actor
-		// objective with their backward ops.
-		w.LossOps = 12
-		w.SoftUpdate = true
+		hw.ActorCriticStep(actor, critic, algo == "TD3").Apply(&w)
 	}
 	return w, w.Validate()
 }
