@@ -246,9 +246,9 @@ func (g *gate) check(ctx context.Context) error {
 	r.mu.Unlock()
 	if remap != nil {
 		if err := g.d.remap(*remap); err != nil {
-			r.send(EventMappingChanged, g.publish(Running), nil, "mapping "+remap.String()+" not applied: "+err.Error())
+			r.send(EventMappingChanged, g.publish(Running), nil, remap.String()+" not applied: "+err.Error())
 		} else {
-			r.send(EventMappingChanged, g.publish(Running), nil, "mapping "+g.mappingName())
+			r.send(EventMappingChanged, g.publish(Running), nil, g.mappingName())
 		}
 	}
 	if paused {

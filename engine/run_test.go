@@ -113,6 +113,10 @@ func runControls(t *testing.T, algo Algorithm) {
 	if e.Snapshot.Mapping.Chosen != "C-C-C" || e.Snapshot.Mapping.Requested != "C-C-C" {
 		t.Errorf("after SetMapping: %+v", e.Snapshot.Mapping)
 	}
+	// The event names the new mapping (the explorer shows "mapping → C-C-C").
+	if e.Text != "C-C-C" {
+		t.Errorf("the MappingChanged event says %q, want C-C-C", e.Text)
+	}
 
 	r.Stop()
 	next(EventStopped)
