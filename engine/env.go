@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 
 	"github.com/rlxdev/rlx/core/env"
@@ -11,11 +10,11 @@ import (
 // envSpec returns the spec of environment id, or a FieldError listing the
 // known environments.
 func envSpec(id string) (*env.Spec, error) {
-	e, err := env.Make(id, rand.New(rand.NewPCG(0, 0)))
+	s, err := env.SpecOf(id)
 	if err != nil {
 		return nil, &FieldError{"env", fmt.Sprintf("%q", id), "use one of " + strings.Join(env.IDs(), ", ")}
 	}
-	return e.Spec(), nil
+	return s, nil
 }
 
 // Environments lists the environment ids a run can use.

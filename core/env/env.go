@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -214,6 +215,25 @@ func IDs() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// specs caches SpecOf: a spec is a function of the id alone.
+var specs sync.Map // id -> *Spec
+
+// SpecOf returns the spec of environment id without building one each
+// time: the first call per id builds one copy to read it (a Pong spec's
+// bounds alone are 225 KB), later calls return the same *Spec, which
+// callers must not modify. An unknown id is Make's error.
+func SpecOf(id string) (*Spec, error) {
+	if s, ok := specs.Load(id); ok {
+		return s.(*Spec), nil
+	}
+	e, err := Make(id, rand.New(rand.NewPCG(0, 0)))
+	if err != nil {
+		return nil, err
+	}
+	s, _ := specs.LoadOrStore(id, e.Spec())
+	return s.(*Spec), nil
 }
 
 // Make builds the environment id with randomness from rng (used for resets

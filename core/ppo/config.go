@@ -138,13 +138,13 @@ func Defaults(envID string) (Config, error) {
 	return c, nil
 }
 
-// specOf builds one copy of id to read its spec.
+// specOf returns id's spec (env.SpecOf: built once per id).
 func specOf(id string) (*env.Spec, error) {
-	e, err := env.Make(id, seededRand(0, 0))
+	s, err := env.SpecOf(id)
 	if err != nil {
 		return nil, fmt.Errorf("ppo: %w", err)
 	}
-	return e.Spec(), nil
+	return s, nil
 }
 
 // BatchSize is N*T, the samples of one iteration.
