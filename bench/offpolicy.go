@@ -8,7 +8,7 @@ import (
 	goruntime "runtime"
 	"time"
 
-	"github.com/rlxdev/rlx/core/ddpg"
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/dqn"
 	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/runtime"
@@ -46,12 +46,12 @@ func withProcs(procs int, f func() error) error {
 // LearnConfig says which learning runs Learn makes. Zero values take the
 // defaults of the figures in docs/offpolicy.md.
 type LearnConfig struct {
-	Algo           string   // "dqn" (default), "td3" or "ddpg"
-	Env            string   // "": CartPole-v1 for dqn, Pendulum-v1 otherwise
-	Seeds          []uint64 // nil: 1, 2, 3
-	TotalSteps     int      // 0: 50000 for dqn, 30000 otherwise
-	LearningStarts int      // 0: 10000 for dqn (CleanRL), 5000 otherwise
-	Depth          int      // D; 0: 1
+	Algo           agents.Algorithm // DQN (default), TD3 or DDPG
+	Env            string           // "": CartPole-v1 for dqn, Pendulum-v1 otherwise
+	Seeds          []uint64         // nil: 1, 2, 3
+	TotalSteps     int              // 0: 50000 for dqn, 30000 otherwise
+	LearningStarts int              // 0: 10000 for dqn (CleanRL), 5000 otherwise
+	Depth          int              // D; 0: 1
 	Pacing         runtime.Pacing
 	Actors         int     // 0: 1
 	Procs          int     // GOMAXPROCS during the runs; 0: unchanged
@@ -79,32 +79,32 @@ type LearnResult struct {
 
 // LearnReport is the output of Learn.
 type LearnReport struct {
-	Schema         string        `json:"schema"`
-	Host           OffPolicyHost `json:"host"`
-	Algo           string        `json:"algo"`
-	Env            string        `json:"env"`
-	TotalSteps     int           `json:"total_steps"`
-	LearningStarts int           `json:"learning_starts"`
-	Depth          int           `json:"depth"`
-	Pacing         string        `json:"pacing"`
-	Actors         int           `json:"actors"`
-	Window         int           `json:"window"`
-	Threshold      float64       `json:"threshold"`
-	Results        []LearnResult `json:"results"`
-	MedianFinal    float64       `json:"median_final"`
-	Reached        int           `json:"reached"` // seeds that reached Threshold
-	MedianSPS      float64       `json:"median_sps"`
-	MedianGPS      float64       `json:"median_gps"`
+	Schema         string           `json:"schema"`
+	Host           OffPolicyHost    `json:"host"`
+	Algo           agents.Algorithm `json:"algo"`
+	Env            string           `json:"env"`
+	TotalSteps     int              `json:"total_steps"`
+	LearningStarts int              `json:"learning_starts"`
+	Depth          int              `json:"depth"`
+	Pacing         string           `json:"pacing"`
+	Actors         int              `json:"actors"`
+	Window         int              `json:"window"`
+	Threshold      float64          `json:"threshold"`
+	Results        []LearnResult    `json:"results"`
+	MedianFinal    float64          `json:"median_final"`
+	Reached        int              `json:"reached"` // seeds that reached Threshold
+	MedianSPS      float64          `json:"median_sps"`
+	MedianGPS      float64          `json:"median_gps"`
 }
 
 func (c *LearnConfig) defaults() error {
 	if c.Algo == "" {
-		c.Algo = "dqn"
+		c.Algo = agents.DQN
 	}
-	isDQN := c.Algo == "dqn"
-	if !isDQN && c.Algo != "td3" && c.Algo != "ddpg" {
-		return fmt.Errorf("bench: algorithm %q is unknown: use dqn, td3 or ddpg", c.Algo)
+	if !c.Algo.Known() || c.Algo.OnPolicy() {
+		return fmt.Errorf("bench: algorithm %q is not an off-policy one: use dqn, td3 or ddpg", c.Algo)
 	}
+	isDQN := c.Algo == agents.DQN
 	pick := func(v *int, d, o int) {
 		if *v == 0 {
 			*v = o
@@ -153,39 +153,19 @@ func (c *LearnConfig) defaults() error {
 }
 
 // offPolicyRun builds the agent and runtime configuration of one run: the
-// CleanRL defaults of the algorithm with prioritized replay.
+// CleanRL defaults of the algorithm with prioritized replay (agents'
+// recipe, as the live run's), with this benchmark's settings.
 func offPolicyRun(c *LearnConfig, seed uint64) (runtime.Agent, runtime.Config, error) {
-	e, err := env.Make(c.Env, rand.New(rand.NewPCG(seed, 0)))
+	ag, err := agents.OffPolicy(c.Algo, c.Env, c.TotalSteps, c.LearningStarts, seed)
 	if err != nil {
 		return nil, runtime.Config{}, fmt.Errorf("bench: %w", err)
 	}
-	var agent runtime.Agent
-	var rc runtime.Config
-	switch c.Algo {
-	case "dqn":
-		var dc dqn.Config
-		dc, rc = dqn.CleanRL(c.TotalSteps)
-		agent, err = dqn.New(e.Spec(), dc, seed)
-	default:
-		alg := ddpg.TD3
-		if c.Algo == "ddpg" {
-			alg = ddpg.DDPG
-		}
-		var dc ddpg.Config
-		dc, rc = ddpg.CleanRL(alg, c.Env, c.TotalSteps, c.LearningStarts)
-		agent, err = ddpg.New(e.Spec(), dc, seed)
-	}
-	if err != nil {
-		return nil, rc, fmt.Errorf("bench: %w", err)
-	}
-	rc.Env = c.Env
-	rc.LearningStarts = c.LearningStarts
-	rc.Seed = seed
+	rc := ag.Runtime
 	rc.Depth = c.Depth
 	rc.Pacing = c.Pacing
 	rc.Actors = c.Actors
 	rc.ReturnWindow = c.Window
-	return agent, rc, nil
+	return ag.Agent, rc, nil
 }
 
 // Learn trains the configured algorithm once per seed (CleanRL's

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/rlxdev/rlx/core/agents"
 	"reflect"
 	"strings"
 	"time"
@@ -131,10 +132,10 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !c.Algo.known() {
-		return c.Algo.unknown(string(c.Algo))
+	if !c.Algo.Known() {
+		return algorithmError(&agents.UnknownError{Name: string(c.Algo)})
 	}
-	if err := c.Algo.Actions(c.Env, spec.Act.Discrete()); err != nil {
+	if err := algorithmFits(c.Algo, c.Env, spec.Act.Discrete()); err != nil {
 		return err
 	}
 	if err := c.validateRanges(); err != nil {

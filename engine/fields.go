@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -59,7 +60,7 @@ const MaxBatch = 1 << 16
 // fields is the table, in the order the form shows it.
 var fields = []Field{
 	{Name: "env", Label: "environment", Help: "environment", Kind: ChoiceField, choices: Environments},
-	{Name: "algo", Label: "algorithm", Help: "algorithm", Kind: ChoiceField, choices: algorithmNames},
+	{Name: "algo", Label: "algorithm", Help: "algorithm", Kind: ChoiceField, choices: agents.Names},
 	{Name: "batch", Label: "batch B", Help: "learner batch size B", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: MaxBatch},
 	{Name: "capacity", Label: "capacity", Help: "replay capacity", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 1 << 26},
 	{Name: "fanout", Label: "fanout K", Help: "sum-tree fanout K", Kind: IntField, Family: OffPolicyOnly, Min: 2, Max: hw.MaxFanout},
@@ -252,13 +253,4 @@ func (c *Config) validateRanges() error {
 		}
 	}
 	return nil
-}
-
-// algorithmNames are the algorithms' text forms, the algo field's choices.
-func algorithmNames() []string {
-	var names []string
-	for _, a := range Algorithms() {
-		names = append(names, string(a))
-	}
-	return names
 }

@@ -25,6 +25,7 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	}
 	// A field's own check (a typed field while decoding, or Validate) names
 	// the field: say where it is.
+	err = algorithmError(err)
 	var fe *FieldError
 	switch {
 	case err == nil:

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rlxdev/rlx/core/ddpg"
-	"github.com/rlxdev/rlx/core/dqn"
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/runtime"
 	"github.com/rlxdev/rlx/core/sumtree"
@@ -58,45 +57,17 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 	if total == 0 {
 		total = 1 << 40 // until stopped
 	}
-	e, err := env.Make(cfg.Env, rand.New(rand.NewPCG(cfg.Seed, 0)))
+	// CleanRL's recipe, DDPG's and TD3's learning starting at a tenth of
+	// the budget (at most CleanRL's 25,000), then this run's sizes.
+	ag, err := agents.OffPolicy(cfg.Algo, cfg.Env, total, -1, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	spec := e.Spec()
-	var agent runtime.Agent
-	var rc runtime.Config
-	var step hw.LearnerStep
-	switch cfg.Algo {
-	case "dqn":
-		c, r := dqn.CleanRL(total)
-		a, err := dqn.New(spec, c, cfg.Seed)
-		if err != nil {
-			return nil, err
-		}
-		l, err := a.Learner()
-		if err != nil {
-			return nil, err
-		}
-		agent, rc = a, r
-		step = hw.DQNStep(HWLayers(l.Q().Shape()))
-	default:
-		alg := ddpg.DDPG
-		if cfg.Algo == TD3 {
-			alg = ddpg.TD3
-		}
-		c, r := ddpg.CleanRL(alg, cfg.Env, total, min(25_000, total/10))
-		a, err := ddpg.New(spec, c, cfg.Seed)
-		if err != nil {
-			return nil, err
-		}
-		l, err := a.Learner()
-		if err != nil {
-			return nil, err
-		}
-		agent, rc = a, r
-		step = hw.ActorCriticStep(HWLayers(l.Actor().Shape()), HWLayers(l.Critic().Shape()), alg == ddpg.TD3)
+	spec, agent, rc := ag.Spec, ag.Agent, ag.Runtime
+	step := hw.DQNStep(HWLayers(ag.Q))
+	if cfg.Algo != DQN {
+		step = hw.ActorCriticStep(HWLayers(ag.Actor), HWLayers(ag.Critic), ag.TwinCritics)
 	}
-	rc.Env, rc.Seed, rc.TotalSteps = cfg.Env, cfg.Seed, total
 	rc.Actors, rc.BatchSize, rc.Depth = cfg.Actors, cfg.Batch, cfg.Depth
 	rc.Replay.Capacity, rc.Replay.Fanout = cfg.Capacity, cfg.Fanout
 	rc.LearningStarts = min(rc.LearningStarts, max(cfg.Batch, cfg.Capacity/2))

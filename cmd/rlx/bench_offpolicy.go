@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlxdev/rlx/bench"
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/runtime"
 	"github.com/spf13/cobra"
 )
@@ -60,6 +61,9 @@ are deterministic per seed.`,
   rlx bench offpolicy learn --pacing ratio --actors 2 --procs 2 --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfg.Algo.OnPolicy() {
+				return usagef("--algo %s is not allowed: the off-policy benchmark runs dqn, td3 or ddpg (rlx bench ppo runs PPO)", cfg.Algo)
+			}
 			var err error
 			if cfg.Seeds, err = parseSeeds(seeds); err != nil {
 				return err
@@ -76,7 +80,7 @@ are deterministic per seed.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfg.Algo, "algo", "dqn", "algorithm: dqn, td3 or ddpg")
+	f.TextVar(&cfg.Algo, "algo", agents.DQN, "algorithm: dqn, td3 or ddpg")
 	f.StringVar(&cfg.Env, "env", "", "environment id (default CartPole-v1 for dqn, Pendulum-v1 otherwise)")
 	f.StringVar(&seeds, "seeds", "1,2,3", "seeds, comma-separated")
 	f.IntVar(&cfg.TotalSteps, "steps", 0, "environment steps per run (default 50000 for dqn, 30000 otherwise)")
@@ -287,7 +291,7 @@ func writeReport(w io.Writer, asJSON bool, rep any, err error, table func(io.Wri
 
 func writeLearnTable(w io.Writer, rep bench.LearnReport) {
 	fmt.Fprintf(w, "%s + PER on %s: %d steps, learning starts %d, D %d, %s pacing, %d actor(s), GOMAXPROCS %d of %d CPUs\n\n",
-		strings.ToUpper(rep.Algo), rep.Env, rep.TotalSteps, rep.LearningStarts, rep.Depth, rep.Pacing, rep.Actors, rep.Host.GOMAXPROCS, rep.Host.NumCPU)
+		strings.ToUpper(string(rep.Algo)), rep.Env, rep.TotalSteps, rep.LearningStarts, rep.Depth, rep.Pacing, rep.Actors, rep.Host.GOMAXPROCS, rep.Host.NumCPU)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "seed\tfinal mean(%d)\treached %g at\tepisodes\tseconds\tenv steps/s\tgrad steps/s\tstaleness mean/max\t\n", rep.Window, rep.Threshold)
 	for _, r := range rep.Results {

@@ -76,6 +76,7 @@ func TestBenchOffPolicyUsageErrors(t *testing.T) {
 		{"split", "--cores", "1"},
 		{"split", "--duration", "0s"},
 		{"learn", "extra"},
+		{"learn", "--algo", "ppo"},
 	} {
 		_, _, err := runBenchOffPolicy(context.Background(), args...)
 		var ue usageError

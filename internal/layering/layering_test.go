@@ -79,6 +79,7 @@ var mayImport = map[string][]string{
 	"core/ddpg":         {"core/env", "core/nn", "core/replay", "core/runtime"},
 	"core/ppo":          {"core/env", "core/gae", "core/nn"},
 	"core/dse":          {"hw"},
+	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg"},
 	"sim":               {"hw", "core/dse"},
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
 	"bench":             {"core/*", "internal/baseline"},
