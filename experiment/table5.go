@@ -191,20 +191,20 @@ func table5ModelMarkdown(rows []Table5ModelRow, matched int) string {
 // tableIIIWorkload names the Table III environment a live run stands for
 // and says how its workload differs from Table III's.
 func tableIIIWorkload(c engine.Config) (env, note string) {
-	algo := strings.ToLower(string(c.Algo))
+	algo := c.Algo
 	switch c.Env {
 	case "CartPole-v1":
-		if algo == "dqn" {
+		if algo == engine.DQN {
 			return "CartPole", "differs: DQN with CleanRL's 120-84 MLP; Table III trains DDPG with hidden 8"
 		}
 		return "CartPole", fmt.Sprintf("differs: %s; Table III trains DDPG with hidden 8", algo)
 	case "Hopper-workload":
-		if algo == "ddpg" {
+		if algo == engine.DDPG {
 			return "Hopper", "close: DDPG with 256-256 MLPs as Table III, on a synthetic Hopper-shaped environment"
 		}
 		return "Hopper", fmt.Sprintf("differs: %s; Table III trains DDPG", algo)
 	case "Pong-workload":
-		if algo == "dqn" {
+		if algo == engine.DQN {
 			return "Pong", "close: DQN with the Nature ConvNet as Table III, on synthetic 84x84 frames"
 		}
 		return "Pong", fmt.Sprintf("differs: %s; Table III trains DQN", algo)
