@@ -222,19 +222,10 @@ func measureGAE(ctx context.Context, cfg GAEConfig, s GAEShape, call func() erro
 		rates = append(rates, float64(calls)*float64(res.Elements)/el.Seconds())
 	}
 	slices.Sort(rates)
-	res.ElementsPerSec = gaeMedian(rates)
+	res.ElementsPerSec = median(rates)
 	res.MinElementsPerSec, res.MaxElementsPerSec = rates[0], rates[len(rates)-1]
 	res.NsPerElement = 1e9 / res.ElementsPerSec
 	res.NsPerCall = res.NsPerElement * float64(res.Elements)
 	res.AllocsPerCall = float64(mallocs) / float64(calls*cfg.Repeats)
 	return res, nil
-}
-
-// gaeMedian returns the median of sorted x.
-func gaeMedian(x []float64) float64 {
-	n := len(x)
-	if n%2 == 1 {
-		return x[n/2]
-	}
-	return (x[n/2-1] + x[n/2]) / 2
 }

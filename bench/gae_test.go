@@ -93,12 +93,16 @@ func TestGAECancel(t *testing.T) {
 	}
 }
 
-func TestGAEMedian(t *testing.T) {
-	if m := gaeMedian([]float64{1, 2, 10}); m != 2 {
-		t.Errorf("median of 1 2 10 = %v", m)
+func TestMedian(t *testing.T) {
+	v := []float64{10, 1, 2}
+	if m := median(v); m != 2 || v[0] != 10 {
+		t.Errorf("median of 10 1 2 = %v, and v became %v", m, v)
 	}
-	if m := gaeMedian([]float64{1, 2, 4, 10}); m != 3 {
-		t.Errorf("median of 1 2 4 10 = %v", m)
+	if m := median([]float64{4, 1, 10, 2}); m != 3 {
+		t.Errorf("median of 4 1 10 2 = %v", m)
+	}
+	if m := median(nil); m != 0 {
+		t.Errorf("median of nothing = %v", m)
 	}
 }
 

@@ -262,7 +262,7 @@ func measurePPO(ctx context.Context, cfg PPOConfig, w PPOWorkload) (PPOResult, e
 	res.Seconds = elapsed.Seconds()
 	res.SPS = float64(res.EnvSteps) / res.Seconds
 	slices.Sort(ips)
-	res.IPS, res.MinIPS, res.MaxIPS = gaeMedian(ips), ips[0], ips[len(ips)-1]
+	res.IPS, res.MinIPS, res.MaxIPS = median(ips), ips[0], ips[len(ips)-1]
 	iters := float64(cfg.Iterations)
 	var inPhases time.Duration
 	for _, row := range ppoRows {

@@ -403,6 +403,8 @@ func roundsPerSecond(buf *replay.Buffer, opt SumTreeOptions) float64 {
 	return float64(total) / time.Since(start).Seconds()
 }
 
+// median returns the median of v (0 when empty), without reordering v;
+// the one median of the benchmarks.
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)

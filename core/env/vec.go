@@ -234,6 +234,28 @@ func (w *Window) Len() int {
 // Full reports whether the window holds n values.
 func (w *Window) Full() bool { return w.full }
 
+// Last is the value added last (NaN when empty).
+func (w *Window) Last() float64 {
+	if w.Len() == 0 {
+		return nan()
+	}
+	return w.buf[(w.next+len(w.buf)-1)%len(w.buf)]
+}
+
+// MinMax returns the least and the greatest value held (NaN, NaN when
+// empty).
+func (w *Window) MinMax() (lo, hi float64) {
+	n := w.Len()
+	if n == 0 {
+		return nan(), nan()
+	}
+	lo, hi = w.buf[0], w.buf[0]
+	for _, x := range w.buf[1:n] {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
 // Mean is the mean of the values held (NaN when empty). It sums them anew,
 // so no rounding accumulates over a long run.
 func (w *Window) Mean() float64 {

@@ -185,3 +185,16 @@ func TestStepAllocs(t *testing.T) {
 		t.Errorf("Vec.StepContinuous allocates %v times", a)
 	}
 }
+
+func TestWindowLastMinMax(t *testing.T) {
+	w := NewWindow(3)
+	if lo, hi := w.MinMax(); !math.IsNaN(w.Last()) || !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Error("an empty window has a last value or bounds")
+	}
+	for _, x := range []float64{5, -2, 7, 1} { // 5 drops out
+		w.Add(x)
+	}
+	if lo, hi := w.MinMax(); w.Last() != 1 || lo != -2 || hi != 7 || w.Mean() != 2 {
+		t.Errorf("last %v, min %v, max %v, mean %v; want 1, -2, 7, 2", w.Last(), lo, hi, w.Mean())
+	}
+}
