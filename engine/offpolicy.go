@@ -115,10 +115,10 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := selectMapping(pl, cfg.Mapping); err != nil {
+	if d.clock, err = sim.NewOffPolicy(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
 		return nil, err
 	}
-	if d.clock, err = sim.NewOffPolicy(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
+	if err := remapOffPolicy(d.clock, cfg.Mapping); err != nil {
 		return nil, err
 	}
 	d.view = placementView(pl, cfg.Mapping)
@@ -194,16 +194,10 @@ func (d *offPolicyDriver) resume() { d.rrun.Resume() }
 func (d *offPolicyDriver) remap(m Mapping) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	pl := d.clock.Placement()
-	before := *pl
-	if err := selectMapping(pl, m); err != nil {
+	if err := remapOffPolicy(d.clock, m); err != nil {
 		return err
 	}
-	if err := d.clock.Remap(); err != nil {
-		*pl = before
-		return err
-	}
-	d.view = placementView(pl, m)
+	d.view = placementView(d.clock.Placement(), m)
 	d.detail = pipelineViews(d.clock.Pipelines())
 	return nil
 }

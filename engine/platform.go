@@ -53,19 +53,26 @@ func HWLayers(s nn.Shape) []hw.Layer {
 	return layers
 }
 
-// selectMapping selects on pl the mapping requested: auto takes the
-// mapping Algorithm 3 chooses, a fixed one is honoured as given unless the
-// platform cannot run it (a *FieldError that says why).
-func selectMapping(pl *sim.Placement, requested Mapping) error {
-	m, fixed := requested.Fixed()
-	if !fixed {
-		pl.SelectAuto()
-		return nil
+// remapOffPolicy moves an off-policy clock to the mapping requested: auto
+// takes the mapping Algorithm 3 chooses, a fixed one is honoured as given
+// unless the platform cannot run it (mappingError).
+func remapOffPolicy(clock *sim.OffPolicy, requested Mapping) error {
+	var err error
+	if m, fixed := requested.Fixed(); fixed {
+		err = clock.Remap(m)
+	} else {
+		err = clock.RemapAuto()
 	}
-	if err := pl.Select(m); err != nil {
-		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
+	if err != nil {
+		return mappingError(requested, err)
 	}
 	return nil
+}
+
+// mappingError is the *FieldError of a mapping the simulated platform
+// refused, saying why.
+func mappingError(requested Mapping, err error) error {
+	return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
 }
 
 // placementView renders an off-policy placement for snapshots.
@@ -105,7 +112,7 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		v.FPGA.S = d.RMM.S
 	}
 	switch {
-	case !pl.Auto:
+	case !requested.Auto():
 		v.Note = "mapping set by hand"
 	case r.Decision.PrunedGPU:
 		v.Note = "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)"

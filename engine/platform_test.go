@@ -53,7 +53,11 @@ func TestPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := selectMapping(pl, AutoMapping); err != nil {
+	clock, err := sim.NewOffPolicy(pl, 16384, 1, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remapOffPolicy(clock, AutoMapping); err != nil {
 		t.Fatal(err)
 	}
 	// 000 Table V: Hopper at B = 16384 maps to G-F-G.
@@ -64,8 +68,11 @@ func TestPlace(t *testing.T) {
 	if v.Chosen != "G-F-G" || v.PredictedGPS != pl.Eval.GPS || len(v.Table) != 3 || len(v.All) != 9 || v.All[0].GPS < v.All[8].GPS {
 		t.Errorf("view %+v", v)
 	}
-	if err := selectMapping(pl, MustMapping("C-C-C")); err != nil || pl.Mapping.String() != "C-C-C" || pl.Eval.GPS >= v.PredictedGPS {
+	if err := remapOffPolicy(clock, MustMapping("C-C-C")); err != nil || pl.Mapping.String() != "C-C-C" || pl.Eval.GPS >= v.PredictedGPS {
 		t.Errorf("manual C-C-C: %v, %s at %v GPS", err, pl.Mapping, pl.Eval.GPS)
+	}
+	if v := placementView(pl, MustMapping("C-C-C")); v.Note != "mapping set by hand" {
+		t.Errorf("a mapping set by hand is noted %q", v.Note)
 	}
 	var fe *FieldError
 	if _, err := ParseMapping("X-Y-Z"); !errors.As(err, &fe) || fe.Field != "mapping" {

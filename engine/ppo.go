@@ -174,7 +174,7 @@ func (d *ppoDriver) remap(requested Mapping) error {
 		m = d.clock.Auto()
 	}
 	if err := d.clock.Remap(m); err != nil {
-		return &FieldError{"mapping", fmt.Sprintf("%q", requested), "is " + err.Error()}
+		return mappingError(requested, err)
 	}
 	d.view = ppoMappingView(d.clock, requested)
 	d.detail = pipelineViews(d.clock.Pipelines())

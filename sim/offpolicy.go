@@ -42,10 +42,9 @@ type OffPolicy struct {
 	// that data existed.
 	inserted float64
 
-	// Per-primitive costs for the current mapping, precomputed because they
-	// depend only on the batch (seconds).
-	tSample, tUpdate, tTrain, tGather float64
-	tEnv, tInfer                      float64
+	costs        stepCosts // under the current mapping
+	tEnv, tInfer float64   // one actor step and its inference, seconds
+
 }
 
 // NewOffPolicy returns the clock of a run on pl's mapping with the
@@ -56,41 +55,82 @@ func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
 	}
 	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
 		updated: make([]float64, depth), arrived: make([]float64, depth)}
-	if err := s.Remap(); err != nil {
+	var err error
+	if s.tEnv, err = pl.Est.Seconds(hw.CPU, hw.EnvStep, 1); err != nil {
+		return nil, fmt.Errorf("sim: actor step: %w", err)
+	}
+	if s.tInfer, err = pl.Est.Seconds(hw.CPU, hw.Inference, 1); err != nil {
+		return nil, fmt.Errorf("sim: actor inference: %w", err)
+	}
+	c, err := s.costsOf(pl.Mapping)
+	if err != nil {
 		return nil, err
 	}
+	s.use(pl.Mapping, c)
 	return s, nil
 }
 
-// Placement returns the placement the clock charges to. Select a mapping on
-// it, then Remap.
+// Placement returns the placement the clock charges to, for the views;
+// Remap and RemapAuto change its mapping.
 func (s *OffPolicy) Placement() *Placement { return s.pl }
 
-// Remap moves the learner, the RMM and the storage to the devices of the
-// placement's mapping, from the next gradient step on. Work already charged
-// stays where it ran.
-func (s *OffPolicy) Remap() error {
-	m := s.pl.Mapping
-	e := s.pl.Est
-	var err error
-	cost := func(k hw.Kind, p hw.Primitive, n int) float64 {
-		if err != nil {
-			return 0
-		}
-		var t float64
-		t, err = e.Seconds(k, p, n)
-		return t
-	}
-	tTrain := cost(m.Learner, hw.TrainStep, s.batch)
-	tSample := cost(m.RMM, hw.PrefixSum, s.batch)
-	tUpdate := cost(m.RMM, hw.PriorityUpdate, s.batch)
-	tEnv := cost(hw.CPU, hw.EnvStep, 1)
-	tInfer := cost(hw.CPU, hw.Inference, 1)
+// Remap moves the learner, the RMM and the storage to the devices of m,
+// set by hand, from the next gradient step on; work already charged stays
+// where it ran. A mapping the platform cannot run is an error (wrapping
+// ErrInfeasible when the exploration says why) and changes nothing.
+func (s *OffPolicy) Remap(m hw.Mapping) error {
+	ev, err := s.pl.Evaluate(m)
 	if err != nil {
-		return fmt.Errorf("sim: mapping %s: %w", m, err)
+		return err
 	}
-	s.tTrain, s.tSample, s.tUpdate, s.tEnv, s.tInfer = tTrain, tSample, tUpdate, tEnv, tInfer
-	s.tGather = float64(s.pl.Workload.BatchBytes(s.batch)) / (s.pl.Platform.MemBWGBs(m.Storage) * 1e9)
+	c, err := s.costsOf(m)
+	if err != nil {
+		return err
+	}
+	s.pl.Mapping, s.pl.Eval = m, ev
+	s.use(m, c)
+	return nil
+}
+
+// RemapAuto moves them to the mapping the exploration chose (000
+// Algorithm 3), as Remap does.
+func (s *OffPolicy) RemapAuto() error {
+	m := s.pl.Explored.Chosen.Mapping
+	c, err := s.costsOf(m)
+	if err != nil {
+		return err
+	}
+	s.pl.SelectAuto()
+	s.use(m, c)
+	return nil
+}
+
+// stepCosts are the seconds of one gradient step's primitives under a
+// mapping; they depend only on the batch, so they are computed once per
+// mapping.
+type stepCosts struct{ sample, update, train, gather float64 }
+
+// costsOf computes the step's costs under m, changing nothing.
+func (s *OffPolicy) costsOf(m hw.Mapping) (stepCosts, error) {
+	e := s.pl.Est
+	var c stepCosts
+	var err error
+	for _, q := range []struct {
+		dst *float64
+		k   hw.Kind
+		p   hw.Primitive
+	}{{&c.train, m.Learner, hw.TrainStep}, {&c.sample, m.RMM, hw.PrefixSum}, {&c.update, m.RMM, hw.PriorityUpdate}} {
+		if *q.dst, err = e.Seconds(q.k, q.p, s.batch); err != nil {
+			return c, fmt.Errorf("sim: mapping %s: %w", m, err)
+		}
+	}
+	c.gather = float64(s.pl.Workload.BatchBytes(s.batch)) / (s.pl.Platform.MemBWGBs(m.Storage) * 1e9)
+	return c, nil
+}
+
+// use charges the next steps to m's units at costs c.
+func (s *OffPolicy) use(m hw.Mapping, c stepCosts) {
+	s.costs = c
 	s.learner = s.units.get(m.Learner, "learner")
 	if m.RMM == m.Learner && m.RMM == hw.GPU {
 		// 000 §VI-B: the RMM and the learner share the GPU.
@@ -99,7 +139,6 @@ func (s *OffPolicy) Remap() error {
 		s.rmm = s.units.get(m.RMM, "RMM")
 	}
 	s.storage = s.units.get(m.Storage, "storage")
-	return nil
 }
 
 // transfer charges moving bytes from device a to device b, ready at ready.
@@ -129,15 +168,15 @@ func (s *OffPolicy) GradientStep() float64 {
 		if s.sampled >= d {
 			ready = max(ready, s.updated[s.sampled%d]) // the update of step sampled-D
 		}
-		_, t := s.rmm.run(ready, s.tSample)
+		_, t := s.rmm.run(ready, s.costs.sample)
 		t = s.transfer(m.RMM, m.Storage, 4*b, t)
-		_, t = s.storage.run(t, s.tGather)
+		_, t = s.storage.run(t, s.costs.gather)
 		s.arrived[s.sampled%d] = s.transfer(m.Storage, m.Learner, s.pl.Workload.BatchBytes(s.batch), t)
 	}
 	slot := s.step % d
-	_, t := s.learner.run(s.arrived[slot], s.tTrain)
+	_, t := s.learner.run(s.arrived[slot], s.costs.train)
 	t = s.transfer(m.Learner, m.RMM, 8*b, t)
-	_, t = s.rmm.run(t, s.tUpdate)
+	_, t = s.rmm.run(t, s.costs.update)
 	s.updated[slot] = t
 	s.lastEnd = t
 	s.ends[s.step%traceSteps] = t

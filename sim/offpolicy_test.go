@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/rlxdev/rlx/core/dse"
@@ -78,12 +80,13 @@ func TestStrictLoopSerializes(t *testing.T) {
 	gs, gr := simulatedGPS(t, strict, 100), simulatedGPS(t, relaxed, 100)
 	// Strict: one step is the chain of its stages. The indices cross to the
 	// GPU storage and the TD errors back; the rows stay on the GPU.
-	chain := strict.tSample + pl.Est.Transfer(4*b) + strict.tGather + strict.tTrain + pl.Est.Transfer(8*b) + strict.tUpdate
+	c := strict.costs
+	chain := c.sample + pl.Est.Transfer(4*b) + c.gather + c.train + pl.Est.Transfer(8*b) + c.update
 	if rel := math.Abs(1/gs-chain) / chain; rel > 0.02 {
 		t.Errorf("strict step %.6g s, the chain of its stages is %.6g s", 1/gs, chain)
 	}
 	// Relaxed: the CPU RMM, which samples and updates, is the slowest unit.
-	rmm := relaxed.tSample + relaxed.tUpdate
+	rmm := relaxed.costs.sample + relaxed.costs.update
 	if rel := math.Abs(1/gr-rmm) / rmm; rel > 0.02 {
 		t.Errorf("relaxed step %.6g s, the RMM's sample and update take %.6g s", 1/gr, rmm)
 	}
@@ -154,5 +157,37 @@ func TestOffPolicyPipelinesGroupBanks(t *testing.T) {
 	per := (banks + maxPipelineRows - 1) / maxPipelineRows
 	if len(rows) > maxPipelineRows || rows[0] != fmt.Sprintf("banks 0-%d", per-1) {
 		t.Errorf("rows %q for %d banks", rows, banks)
+	}
+}
+
+// TestRemapRefusesAnInfeasibleMapping: a replay buffer too large for the
+// GPU's memory cannot be stored there; Remap says so, wrapping
+// ErrInfeasible, and the clock keeps its mapping, its prediction and its
+// costs.
+func TestRemapRefusesAnInfeasibleMapping(t *testing.T) {
+	w := hopperDDPG(t, 256)
+	w.Capacity = 1 << 30 // 116 GiB of transitions
+	pl, err := Place(defaultPlatform(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewOffPolicy(pl, 256, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, eval, costs := pl.Mapping, pl.Eval, s.costs
+	gpu := hw.Mapping{Learner: hw.GPU, RMM: hw.GPU, Storage: hw.GPU}
+	if err := s.Remap(gpu); !errors.Is(err, ErrInfeasible) || !strings.Contains(err.Error(), "exceeds GPU memory") {
+		t.Fatalf("Remap(%s) = %v, want an infeasible storage", gpu, err)
+	}
+	if pl.Mapping != before || pl.Eval != eval || s.costs != costs {
+		t.Errorf("a refused Remap changed the clock: mapping %s (was %s)", pl.Mapping, before)
+	}
+	cpu := hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.CPU}
+	if err := s.Remap(cpu); err != nil || pl.Mapping != cpu {
+		t.Errorf("Remap(%s) = %v, mapping %s", cpu, err, pl.Mapping)
+	}
+	if err := s.RemapAuto(); err != nil || pl.Mapping != pl.Explored.Chosen.Mapping {
+		t.Errorf("RemapAuto = %v, mapping %s, the exploration chose %s", err, pl.Mapping, pl.Explored.Chosen.Mapping)
 	}
 }

@@ -25,10 +25,7 @@ type Placement struct {
 	// Mapping is the mapping in use and Eval its prediction.
 	Mapping hw.Mapping
 	Eval    dse.Eval
-	// Auto reports whether Mapping is the exploration's choice rather than
-	// one set by hand.
-	Auto bool
-	Est  *hw.Estimator
+	Est     *hw.Estimator
 }
 
 // Place explores the mappings of workload w on p (000 §VI) and selects the
@@ -48,16 +45,27 @@ func Place(p *hw.Platform, w hw.Workload) (*Placement, error) {
 
 // SelectAuto selects the mapping the exploration chose.
 func (pl *Placement) SelectAuto() {
-	pl.Mapping, pl.Eval, pl.Auto = pl.Explored.Chosen.Mapping, pl.Explored.Chosen, true
+	pl.Mapping, pl.Eval = pl.Explored.Chosen.Mapping, pl.Explored.Chosen
 }
 
-// Select selects mapping m, as set by hand. A mapping the platform cannot
-// run is an error wrapping ErrInfeasible, and the selection is unchanged.
-func (pl *Placement) Select(m hw.Mapping) error {
+// Evaluate predicts mapping m on the placement's platform and workload
+// (dse.Evaluate). A mapping the platform cannot run is an error wrapping
+// ErrInfeasible that says why.
+func (pl *Placement) Evaluate(m hw.Mapping) (dse.Eval, error) {
 	ev := dse.Evaluate(pl.Est, &pl.Explored.Table, m)
 	if ev.GPS == 0 {
-		return fmt.Errorf("%w here: %s", ErrInfeasible, ev.Infeasible)
+		return ev, fmt.Errorf("%w here: %s", ErrInfeasible, ev.Infeasible)
 	}
-	pl.Mapping, pl.Eval, pl.Auto = m, ev, false
+	return ev, nil
+}
+
+// Select selects mapping m, as set by hand; an infeasible one is
+// Evaluate's error, and the selection is unchanged.
+func (pl *Placement) Select(m hw.Mapping) error {
+	ev, err := pl.Evaluate(m)
+	if err != nil {
+		return err
+	}
+	pl.Mapping, pl.Eval = m, ev
 	return nil
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/hw"
@@ -31,6 +32,9 @@ func (it PPOIteration) MinibatchSize() int { return it.Samples() / it.Minibatche
 
 // Updates returns the minibatch updates of one iteration, K x M.
 func (it PPOIteration) Updates() int { return it.Epochs * it.Minibatches }
+
+// layers are the actor's layers, then the critic's.
+func (it PPOIteration) layers() []hw.Layer { return slices.Concat(it.Actor, it.Critic) }
 
 // rowBytes is the size of one stored step: observation, action,
 // log-probability, reward, value, flags, then advantage and return (float32
@@ -122,7 +126,7 @@ func (s *PPO) costs() {
 	// minibatch update is the FW, BW and WU cycles Eq. 6 gives for the
 	// design the Eq. 9 DSE picks.
 	r, err := dse.ExplorePPOAccel(f, s.platform.Link, dse.PPOConfig{
-		Layers: append(append([]hw.Layer(nil), s.it.Actor...), s.it.Critic...),
+		Layers: s.it.layers(),
 		N:      s.it.Envs, T: s.it.Horizon, M: mb, K: s.it.Epochs, CUs: 1,
 		ObsWords: s.it.ObsDim, ActWords: s.it.ActDim,
 	})
@@ -319,7 +323,7 @@ func (s *PPO) Pipelines() []Pipeline {
 		p := s.accel.P
 		tl := hw.NewTimeline(p)
 		var at int64
-		for _, l := range append(append([]hw.Layer(nil), s.it.Actor...), s.it.Critic...) {
+		for _, l := range s.it.layers() {
 			r, err := hw.SimulateGEMM(l.GEMM(s.it.MinibatchSize()), p, s.accel.FW, hw.Streamed)
 			if err != nil {
 				return nil

@@ -100,7 +100,7 @@ func TestPPOPipelines(t *testing.T) {
 		t.Fatalf("%d pipelines on F-F-F, want the systolic array and the GAE PEs", len(ps))
 	}
 	var cycles int64
-	for _, l := range append(s.it.Actor, s.it.Critic...) {
+	for _, l := range s.it.layers() {
 		cycles += hw.SystolicCycles(l.GEMM(s.it.MinibatchSize()), s.accel.P, s.accel.FW, hw.Streamed)
 	}
 	if got := ps[0].Timeline.Cycles; got != cycles {
