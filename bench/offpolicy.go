@@ -101,8 +101,8 @@ func (c *LearnConfig) defaults() error {
 	if c.Algo == "" {
 		c.Algo = agents.DQN
 	}
-	if !c.Algo.Known() || c.Algo.OnPolicy() {
-		return fmt.Errorf("bench: algorithm %q is not an off-policy one: use dqn, td3 or ddpg", c.Algo)
+	if err := c.Algo.CheckOffPolicy(); err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	isDQN := c.Algo == agents.DQN
 	pick := func(v *int, d, o int) {

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rlxdev/rlx/core/agents"
 )
@@ -34,7 +35,7 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 func algorithmError(err error) error {
 	var ue *agents.UnknownError
 	if errors.As(err, &ue) {
-		return &FieldError{"algo", fmt.Sprintf("%q", ue.Name), "use one of dqn, ddpg, td3, ppo"}
+		return &FieldError{"algo", fmt.Sprintf("%q", ue.Name), "use one of " + strings.Join(agents.Names(), ", ")}
 	}
 	return err
 }

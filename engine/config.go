@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"github.com/rlxdev/rlx/core/agents"
 	"reflect"
 	"strings"
 	"time"
@@ -132,8 +131,8 @@ func (c Config) Validate() error {
 	if err != nil {
 		return err
 	}
-	if !c.Algo.Known() {
-		return algorithmError(&agents.UnknownError{Name: string(c.Algo)})
+	if _, err := ParseAlgorithm(string(c.Algo)); err != nil {
+		return err
 	}
 	if err := algorithmFits(c.Algo, c.Env, spec.Act.Discrete()); err != nil {
 		return err

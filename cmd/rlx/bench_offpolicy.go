@@ -61,8 +61,8 @@ are deterministic per seed.`,
   rlx bench offpolicy learn --pacing ratio --actors 2 --procs 2 --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfg.Algo.OnPolicy() {
-				return usagef("--algo %s is not allowed: the off-policy benchmark runs dqn, td3 or ddpg (rlx bench ppo runs PPO)", cfg.Algo)
+			if err := cfg.Algo.CheckOffPolicy(); err != nil {
+				return usagef("--algo: %v (rlx bench ppo runs PPO)", err)
 			}
 			var err error
 			if cfg.Seeds, err = parseSeeds(seeds); err != nil {

@@ -17,7 +17,7 @@ func TestParse(t *testing.T) {
 		}
 	}
 	var ue *UnknownError
-	if _, err := Parse("sac"); !errors.As(err, &ue) || err.Error() != `algo "sac" is not allowed: use one of dqn, ddpg, td3, ppo` {
+	if _, err := Parse("sac"); !errors.As(err, &ue) || err.Error() != `algorithm "sac" is not known: use one of dqn, ddpg, td3, ppo` {
 		t.Errorf("Parse(sac) = %v", err)
 	}
 	var a Algorithm
@@ -60,7 +60,7 @@ func TestOffPolicy(t *testing.T) {
 		env  string
 		want string
 	}{
-		{PPO, "CartPole-v1", "not an off-policy algorithm"},
+		{PPO, "CartPole-v1", "not an off-policy one"},
 		{DQN, "Pendulum-v1", "continuous actions"},
 		{TD3, "CartPole-v1", "discrete actions"},
 		{DQN, "Walker", "unknown environment"},

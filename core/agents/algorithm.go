@@ -34,7 +34,7 @@ func Names() []string {
 type UnknownError struct{ Name string }
 
 func (e *UnknownError) Error() string {
-	return fmt.Sprintf("algo %q is not allowed: use one of %s", e.Name, strings.Join(Names(), ", "))
+	return fmt.Sprintf("algorithm %q is not known: use one of %s", e.Name, strings.Join(Names(), ", "))
 }
 
 // Parse reads an algorithm's name, in any case; an unknown name is an
@@ -77,6 +77,15 @@ func (a *Algorithm) UnmarshalText(b []byte) error {
 // OnPolicy reports whether the algorithm learns from fresh rollouts (PPO)
 // rather than from a prioritized replay buffer (DQN, DDPG, TD3).
 func (a Algorithm) OnPolicy() bool { return a == PPO }
+
+// CheckOffPolicy returns nil for DQN, DDPG and TD3, and otherwise an error
+// naming them.
+func (a Algorithm) CheckOffPolicy() error {
+	if !a.Known() || a.OnPolicy() {
+		return fmt.Errorf("algorithm %q is not an off-policy one: use dqn, ddpg or td3", a)
+	}
+	return nil
+}
 
 // ActionsFit returns "" if the algorithm handles env's actions (discrete or
 // not), or why not, naming the algorithms that do.

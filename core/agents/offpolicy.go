@@ -2,7 +2,6 @@ package agents
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/rlxdev/rlx/core/ddpg"
 	"github.com/rlxdev/rlx/core/dqn"
@@ -30,14 +29,14 @@ type OffPolicyAgent struct {
 // totalSteps environment steps with learning from step learningStarts on
 // (a negative learningStarts keeps CleanRL's), seeded with seed.
 func OffPolicy(a Algorithm, envID string, totalSteps, learningStarts int, seed uint64) (*OffPolicyAgent, error) {
-	if a.OnPolicy() || !a.Known() {
-		return nil, fmt.Errorf("agents: %q is not an off-policy algorithm: use dqn, ddpg or td3", a)
+	if err := a.CheckOffPolicy(); err != nil {
+		return nil, fmt.Errorf("agents: %w", err)
 	}
-	e, err := env.Make(envID, rand.New(rand.NewPCG(seed, 0)))
+	spec, err := env.SpecOf(envID)
 	if err != nil {
 		return nil, err
 	}
-	out := &OffPolicyAgent{Spec: e.Spec()}
+	out := &OffPolicyAgent{Spec: spec}
 	if why := a.ActionsFit(envID, out.Spec.Act.Discrete()); why != "" {
 		return nil, fmt.Errorf("agents: %s", why)
 	}
