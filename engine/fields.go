@@ -18,12 +18,13 @@ type FieldKind uint8
 
 // The kinds of field.
 const (
-	IntField      FieldKind = iota // a whole number in [Min, Max]
-	SeedField                      // a whole number 0..2^64-1
-	ChoiceField                    // one of Choices(): the environment, the algorithm
-	MappingField                   // "auto" or e.g. "G-F-G"
-	DurationField                  // "90s", "2m"; 0 for no limit
-	TextField                      // free text: a name, a device file
+	IntField       FieldKind = iota // a whole number in [Min, Max]
+	SeedField                       // a whole number 0..2^64-1
+	ChoiceField                     // one of Choices(): the environment
+	AlgorithmField                  // one of Choices(), in any case (ParseAlgorithm)
+	MappingField                    // "auto" or e.g. "G-F-G"
+	DurationField                   // "90s", "2m"; 0 for no limit
+	TextField                       // free text: a name, a device file
 )
 
 // Family says which algorithms use a field.
@@ -48,19 +49,22 @@ type Field struct {
 	// Min and Max bound an IntField; each range is stated here and only
 	// here.
 	Min, Max int64
-	choices  func() []string
+	// Label-only fields name the run and change nothing it does: a
+	// walkthrough step that changes only them is the same run.
+	LabelOnly bool
+	choices   func() []string
 }
 
 // MaxBatch is the largest learner batch a live run takes. The models
-// accept up to hw.MaxBatch, but a run trains for real on the host, where a
-// batch of 2^16 already takes a gigabyte of activations on Hopper's
-// networks.
+// accept up to hw.MaxBatch, but a run trains for real on the host: each
+// hidden activation of Hopper's 256-wide networks holds B x 256 float32s,
+// 64 MiB at B = 2^16, and a training step keeps several of them.
 const MaxBatch = 1 << 16
 
 // fields is the table, in the order the form shows it.
 var fields = []Field{
 	{Name: "env", Label: "environment", Help: "environment", Kind: ChoiceField, choices: Environments},
-	{Name: "algo", Label: "algorithm", Help: "algorithm", Kind: ChoiceField, choices: agents.Names},
+	{Name: "algo", Label: "algorithm", Help: "algorithm", Kind: AlgorithmField, choices: agents.Names},
 	{Name: "batch", Label: "batch B", Help: "learner batch size B", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: MaxBatch},
 	{Name: "capacity", Label: "capacity", Help: "replay capacity", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 1 << 26},
 	{Name: "fanout", Label: "fanout K", Help: "sum-tree fanout K", Kind: IntField, Family: OffPolicyOnly, Min: 2, Max: hw.MaxFanout},
@@ -77,7 +81,7 @@ var fields = []Field{
 	{Name: "seed", Label: "seed", Help: "seed", Kind: SeedField},
 	{Name: "mapping", Label: "mapping", Help: "device mapping", Kind: MappingField},
 	{Name: "devices", Label: "devices", Help: "device platform: an embedded name or a YAML file", Kind: TextField},
-	{Name: "name", Label: "name", Help: "name shown for the run", Kind: TextField},
+	{Name: "name", Label: "name", Help: "name shown for the run", Kind: TextField, LabelOnly: true},
 }
 
 // configIndex maps a field's name to its Config struct field, by the
@@ -122,7 +126,8 @@ func FieldNames() []string {
 	return names
 }
 
-// Choices returns the values a ChoiceField takes, nil for other kinds.
+// Choices returns the values a ChoiceField or AlgorithmField takes, nil for
+// other kinds.
 func (f Field) Choices() []string {
 	if f.choices == nil {
 		return nil
@@ -211,30 +216,28 @@ func (c *Config) Set(name, value string) error {
 		}
 		dst.SetUint(n)
 	case ChoiceField:
-		if name == "algo" {
-			a, err := ParseAlgorithm(value)
-			if err != nil {
-				return err
-			}
-			c.Algo = a
-			return nil
-		}
 		if !slices.Contains(f.Choices(), value) {
 			return &FieldError{name, strconv.Quote(value), "use one of " + strings.Join(f.Choices(), ", ")}
 		}
 		dst.SetString(value)
+	case AlgorithmField:
+		a, err := ParseAlgorithm(value)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(a))
 	case MappingField:
 		m, err := ParseMapping(value)
 		if err != nil {
 			return err
 		}
-		c.Mapping = m
+		dst.Set(reflect.ValueOf(m))
 	case DurationField:
 		d, err := time.ParseDuration(value)
 		if err != nil || d < 0 {
 			return &FieldError{name, strconv.Quote(value), "must be a duration >= 0 such as 90s or 2m (0 for no limit)"}
 		}
-		c.Duration = d
+		dst.SetInt(int64(d))
 	case TextField:
 		dst.SetString(value)
 	}

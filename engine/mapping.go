@@ -80,6 +80,19 @@ func (m *Mapping) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Device is a device a mapping places work on: its letter in the text
+// form ("G") and its name ("GPU").
+type Device struct{ Letter, Name string }
+
+// Devices returns the devices a mapping chooses from, in table order.
+func Devices() []Device {
+	out := make([]Device, 0, hw.NumKinds)
+	for _, k := range hw.Kinds {
+		out = append(out, Device{Letter: string(k.Letter()), Name: k.String()})
+	}
+	return out
+}
+
 // MustMapping is ParseMapping for mappings written in code: it panics on a
 // malformed one.
 func MustMapping(s string) Mapping {

@@ -7,8 +7,9 @@
 //
 // The explorer renders engine snapshots and computes nothing of the model:
 // every figure on screen comes from an engine.Snapshot (or its Config and
-// the table of fields, engine.Fields). It reads the run's latest snapshot on a bounded tick (15 Hz by
-// default) while the run is live and not paused, and never ticks otherwise;
+// the table of fields, engine.Fields). It reads the run's latest snapshot
+// on a bounded tick (15 Hz by default) while the run is live and not
+// paused, and never ticks otherwise;
 // must-deliver events (started, paused, mapping changed, finished, failed)
 // arrive through a wait command re-armed after each event.
 //

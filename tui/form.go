@@ -82,8 +82,17 @@ func (f *configForm) touch() { f.version++ }
 // SetApplied shows a note beside the apply button.
 func (f *configForm) SetApplied(note string) { f.applied = note; f.touch() }
 
-var devices = []string{"C", "G", "F"}
-var deviceNames = map[string]string{"C": "CPU", "G": "GPU", "F": "FPGA"}
+// deviceLetters are the mapping rows' choices, and deviceNames their names
+// ("G": "GPU"), from engine.Devices.
+var deviceLetters, deviceNames = func() ([]string, map[string]string) {
+	var letters []string
+	names := map[string]string{}
+	for _, d := range engine.Devices() {
+		letters = append(letters, d.Letter)
+		names[d.Letter] = d.Name
+	}
+	return letters, names
+}()
 
 // newConfigForm builds the form's rows from engine's table of fields, in
 // its order: a list for each choice, an input for each number, the mapping
@@ -96,7 +105,7 @@ func newConfigForm(c *common, cfg engine.Config) *configForm {
 	}
 	for _, fd := range engine.Fields() {
 		switch fd.Kind {
-		case engine.ChoiceField:
+		case engine.ChoiceField, engine.AlgorithmField:
 			ff := choice(fd.Name, fd.Label, fd.Choices())
 			ff.field = fd
 			f.fields = append(f.fields, ff)
@@ -109,7 +118,7 @@ func newConfigForm(c *common, cfg engine.Config) *configForm {
 			for _, part := range []struct{ key, label string }{
 				{keyMapLearner, " learner on"}, {keyMapRMM, " RMM on"}, {keyMapStorage, " storage on"},
 			} {
-				ff := choice(part.key, part.label, slices.Clone(devices))
+				ff := choice(part.key, part.label, slices.Clone(deviceLetters))
 				ff.manual = true
 				f.fields = append(f.fields, ff)
 			}
@@ -178,7 +187,7 @@ func (f *configForm) Reset(cfg engine.Config) {
 		switch {
 		case ff.kind == fieldInt:
 			ff.input.SetValue(cfg.Get(ff.key))
-		case ff.field.Kind == engine.ChoiceField:
+		case ff.field.Choices() != nil:
 			ff.choice = choiceIndex(ff, cfg.Get(ff.key))
 		case ff.key == keyMapMode:
 			ff.choice = 0
@@ -189,7 +198,7 @@ func (f *configForm) Reset(cfg engine.Config) {
 			i := map[string]int{keyMapLearner: 0, keyMapRMM: 1, keyMapStorage: 2}[ff.key]
 			ff.choice = 1 // GPU unless the mapping says otherwise
 			if len(mapping) == 3 {
-				ff.choice = max(slices.Index(devices, mapping[i]), 0)
+				ff.choice = max(slices.Index(deviceLetters, mapping[i]), 0)
 			}
 		}
 	}
@@ -277,7 +286,7 @@ func (f *configForm) Config() (engine.Config, error) {
 		switch {
 		case ff.kind == fieldInt:
 			err = cfg.Set(ff.key, ff.input.Value())
-		case ff.field.Kind == engine.ChoiceField:
+		case ff.field.Choices() != nil:
 			err = cfg.Set(ff.key, ff.options[ff.choice])
 		}
 		if err != nil {

@@ -146,8 +146,7 @@ func configChanges(a, b engine.Config) []configChange {
 	}
 	var out []configChange
 	for _, f := range engine.Fields() {
-		// The name is the run's label, not a setting of it.
-		if f.Name == "name" || !f.UsedBy(a.Algo) && !f.UsedBy(b.Algo) {
+		if f.LabelOnly || !f.UsedBy(a.Algo) && !f.UsedBy(b.Algo) {
 			continue
 		}
 		if x, y := a.Get(f.Name), b.Get(f.Name); x != y {

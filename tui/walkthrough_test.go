@@ -235,3 +235,20 @@ func TestGoldenWalkthrough(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigChangesIgnoresLabels: a step that renames the run changes
+// nothing it does; the fields the run's algorithm does not use are left
+// out; every other difference is listed with its text form.
+func TestConfigChangesIgnoresLabels(t *testing.T) {
+	a := hopperConfig().Defaults()
+	b := a
+	b.Name = "renamed"
+	b.Envs = 99 // a PPO field, not used by DDPG
+	if cs := configChanges(a, b); len(cs) != 0 {
+		t.Errorf("a new name and an unused field gave changes %v", cs)
+	}
+	b.Batch, b.Mapping = 4096, engine.MustMapping("G-G-G")
+	if got := joinChanges(configChanges(a, b)); got != "batch 16384 → 4096 · mapping auto → G-G-G" {
+		t.Errorf("changes %q", got)
+	}
+}
