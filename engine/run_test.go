@@ -35,6 +35,22 @@ func drain(r *Run) []Event {
 	return ev
 }
 
+// runToEnd runs cfg to the end of its budget, its events drained, and
+// returns the final snapshot.
+func runToEnd(t *testing.T, cfg Config) *Snapshot {
+	t.Helper()
+	r, err := Start(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go drain(r)
+	end, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end
+}
+
 func TestPPORunFinishes(t *testing.T) {
 	before := runtime.NumGoroutine()
 	r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: "ppo", Steps: 20_000, Seed: 3})
@@ -268,15 +284,7 @@ func TestDeterministicUnderSeed(t *testing.T) {
 	}
 	run := func(cfg Config) outcome {
 		t.Helper()
-		r, err := Start(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go drain(r)
-		s, err := r.Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := runToEnd(t, cfg)
 		return outcome{s.Counters, s.Learning, s.Replay, s.SimElapsed}
 	}
 	for _, cfg := range []Config{
@@ -365,16 +373,7 @@ func TestPPOGAENumerics(t *testing.T) {
 // budget. The engine once passed them H = 0, which the runtime refused; the
 // averaging itself is tested in core/runtime.
 func TestSPOLearnersRun(t *testing.T) {
-	cfg := Config{Env: "CartPole-v1", Algo: "dqn", Learners: 2, Actors: 2, Capacity: 2000, Seed: 3, Steps: 3000}
-	r, err := Start(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go drain(r)
-	end, err := r.Wait()
-	if err != nil {
-		t.Fatal(err)
-	}
+	end := runToEnd(t, Config{Env: "CartPole-v1", Algo: "dqn", Learners: 2, Actors: 2, Capacity: 2000, Seed: 3, Steps: 3000})
 	if end.State != Finished || end.Counters.EnvSteps < 3000 || end.Counters.GradSteps == 0 {
 		t.Errorf("two learners ended %v after %d env and %d gradient steps", end.State, end.Counters.EnvSteps, end.Counters.GradSteps)
 	}
@@ -441,17 +440,8 @@ func TestPPOPredictionAgreesWithTheSimulatedRun(t *testing.T) {
 	}{
 		{"C-C-C", 4, 4}, {"C-C-C", 10, 4}, {"F-C-F", 10, 4}, {"G-G-G", 2, 8}, {"auto", 10, 2},
 	} {
-		cfg := Config{Env: "CartPole-v1", Algo: "ppo", Mapping: MustMapping(c.mapping), Epochs: c.epochs,
-			Minibatches: c.minibatches, Seed: 4, Steps: 6 * 512}
-		r, err := Start(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go drain(r)
-		end, err := r.Wait()
-		if err != nil {
-			t.Fatal(err)
-		}
+		end := runToEnd(t, Config{Env: "CartPole-v1", Algo: "ppo", Mapping: MustMapping(c.mapping), Epochs: c.epochs,
+			Minibatches: c.minibatches, Seed: 4, Steps: 6 * 512})
 		got := float64(end.Counters.EnvSteps) / end.SimElapsed
 		pred := end.Mapping.PredictedGPS
 		if rel := math.Abs(got-pred) / pred; rel > 0.10 {

@@ -32,16 +32,24 @@ func waitOutput(t *testing.T, tm *teatest.TestModel, want string) {
 		teatest.WithDuration(flowWait), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
+// poll reports whether cond held within flowWait, checking every 5 ms.
+func poll(cond func() bool) bool {
+	deadline := time.Now().Add(flowWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return true
+}
+
 // waitFor waits until cond holds (state outside the program: the scripted
 // starter and runs, which lock).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(flowWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !poll(cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
 }
 
@@ -62,7 +70,6 @@ type modelState struct {
 	paused  bool
 	focus   string
 	starts  int // runs started (the generation)
-	config  engine.Config
 	walkStp int
 }
 
@@ -85,7 +92,7 @@ func (p *probed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (p *probed) publish() {
 	m := p.Model
-	s := &modelState{run: m.run, paused: m.paused, focus: m.Focus(), starts: m.gen, config: m.cfg, walkStp: m.Step()}
+	s := &modelState{run: m.run, paused: m.paused, focus: m.Focus(), starts: m.gen, walkStp: m.Step()}
 	if m.snap != nil {
 		s.seq, s.state, s.chosen = m.snap.Seq, m.snap.State, m.snap.Mapping.Chosen
 	}
@@ -96,17 +103,11 @@ func (p *probed) publish() {
 // says what it waited for and the last state seen, in one line.
 func waitModel(t *testing.T, p *probed, what string, cond func(*modelState) bool) *modelState {
 	t.Helper()
-	deadline := time.Now().Add(flowWait)
-	for {
-		s := p.seen.Load()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
-		}
-		time.Sleep(5 * time.Millisecond)
+	var s *modelState
+	if !poll(func() bool { s = p.seen.Load(); return cond(s) }) {
+		t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
 	}
+	return s
 }
 
 // waitLive waits until the starter has started n runs and the model runs
@@ -121,6 +122,18 @@ func waitLive(t *testing.T, p *probed, st *scriptedStarter, n int) *scriptedRun 
 	})
 	waitModel(t, p, fmt.Sprintf("the model to take run %d", n), func(s *modelState) bool { return s.run == LiveRun(run) })
 	return run
+}
+
+// applyBatch types batch into the config form and applies it, as a user
+// does from the tree pane: shift+tab wraps to the form; env, algo, batch;
+// clear the field, type, enter.
+func applyBatch(tm *teatest.TestModel, batch string) {
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
+	tm.Send(keyCode(tea.KeyDown))
+	tm.Send(keyCode(tea.KeyDown))
+	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	tm.Type(batch)
+	tm.Send(keyCode(tea.KeyEnter))
 }
 
 func finalModel(t *testing.T, tm *teatest.TestModel) *Model {
@@ -146,13 +159,7 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 		t.Fatalf("started %+v", cfgs)
 	}
 
-	// Config form: shift+tab from the tree wraps to it; env, algo, batch.
-	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
-	tm.Send(keyCode(tea.KeyDown))
-	tm.Send(keyCode(tea.KeyDown))
-	tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
-	tm.Type("4096")
-	tm.Send(keyCode(tea.KeyEnter))
+	applyBatch(tm, "4096")
 	run := waitLive(t, p, st, 2)
 	if _, cfgs := st.last(); cfgs[1].Batch != 4096 {
 		t.Fatalf("restarted with %+v, want batch 4096", cfgs[1])
@@ -237,17 +244,10 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			want:    func(c engine.Config) bool { return c.Batch == 16384 },
 		},
 		{
-			name: "form apply",
-			cfg:  hopperConfig(),
-			restart: func(tm *teatest.TestModel) {
-				tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
-				tm.Send(keyCode(tea.KeyDown))
-				tm.Send(keyCode(tea.KeyDown))
-				tm.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
-				tm.Type("4096")
-				tm.Send(keyCode(tea.KeyEnter))
-			},
-			want: func(c engine.Config) bool { return c.Batch == 4096 },
+			name:    "form apply",
+			cfg:     hopperConfig(),
+			restart: func(tm *teatest.TestModel) { applyBatch(tm, "4096") },
+			want:    func(c engine.Config) bool { return c.Batch == 4096 },
 		},
 		{
 			name: "walkthrough step",
