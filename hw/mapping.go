@@ -61,11 +61,18 @@ func (m *Mapping) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Devices returns how many distinct devices the mapping uses; the CPU
+// DeviceCount returns how many distinct devices the mapping uses; the CPU
 // always counts, since the actors run there (000 §IV-A).
-func (m Mapping) Devices() int {
-	used := map[Kind]bool{CPU: true, m.Learner: true, m.RMM: true, m.Storage: true}
-	return len(used)
+func (m Mapping) DeviceCount() int {
+	var used [NumKinds]bool
+	used[CPU], used[m.Learner], used[m.RMM], used[m.Storage] = true, true, true, true
+	n := 0
+	for _, u := range used {
+		if u {
+			n++
+		}
+	}
+	return n
 }
 
 // Links returns the PCIe links that data moving from device a to device b

@@ -65,3 +65,16 @@ func TestLinks(t *testing.T) {
 		t.Errorf("Links allocates %v times per call", n)
 	}
 }
+
+func TestDeviceCount(t *testing.T) {
+	for _, c := range []struct {
+		m    Mapping
+		want int
+	}{
+		{Mapping{CPU, CPU, CPU}, 1}, {Mapping{GPU, GPU, GPU}, 2}, {Mapping{GPU, FPGA, GPU}, 3}, {Mapping{FPGA, CPU, FPGA}, 2},
+	} {
+		if got := c.m.DeviceCount(); got != c.want {
+			t.Errorf("%s uses %d devices, want %d (the actors' CPU counts)", c.m, got, c.want)
+		}
+	}
+}

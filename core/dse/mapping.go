@@ -143,7 +143,7 @@ func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 		}
 		sys := min(tpL, t.TP[RMM][k])
 		cand := hw.Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
-		devs := hw.Mapping{Learner: cand.Learner, RMM: k, Storage: k}.Devices()
+		devs := hw.Mapping{Learner: cand.Learner, RMM: k, Storage: k}.DeviceCount()
 		traffic := Traffic(hw.Mapping{Learner: cand.Learner, RMM: k, Storage: cand.Learner}, t.Batch, w.Actors, words)
 		switch {
 		case sys > bestSys:
