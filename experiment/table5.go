@@ -75,12 +75,7 @@ type Table5StepRow struct {
 
 // tableVWhy holds the reasons for the Table V mappings the model does not
 // reproduce (docs/dse.md; core/dse TestTableVOptimalMappings).
-var tableVWhy = map[string]string{
-	"Pong/256": "Algorithm 3 step 3 moves the storage where the traffic is least: with the learner on the GPU " +
-		"and the RMM on the CPU that is B + N_actor E words for storage on the GPU against B E on the CPU, " +
-		"and the GPU wins for every B > N_actor = 16. Nothing in the model moves the storage to the CPU at " +
-		"B = 256 but not at B = 64 (the 7 GB Pong storage fits the GPU at every batch).",
-}
+var tableVWhy = map[string]string{}
 
 // table5Model runs the design-space exploration of 000 §VI on every
 // configuration of seed-tables.yaml optimal_mapping, as rlx dse --sweep

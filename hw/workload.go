@@ -127,6 +127,12 @@ type Workload struct {
 	// SampleBytes is the size of one data point as the learner consumes it
 	// (e.g. with stacked frames expanded); 0 means DataPointBytes.
 	SampleBytes int
+	// DataQueue is how many sampled batches the Data Queue between the
+	// storage and the learner holds (000 Fig. 7; §VII-A: 200 for Pong, 10
+	// for Hopper), and QueueSampleBytes one sample in it: the learner's
+	// fp32 input (s, a, r, s', done); 0 means the SampleBytes a batch has.
+	DataQueue        int
+	QueueSampleBytes int
 	// LossOps is the number of framework ops of the loss and target
 	// computation per step (beyond the layers), and SoftUpdate reports
 	// whether target networks are updated every step (Polyak averaging).
@@ -166,6 +172,24 @@ func (w *Workload) BatchBytes(batch int) int64 {
 	return int64(batch) * int64(s)
 }
 
+// StorageBytes returns the memory the data storage needs on its device
+// when the learner is on learner: the stored data points, plus, when both
+// share one accelerator, the Data Queue between them, which 000 §V-B
+// implements in that accelerator's memory. With the storage on the CPU, or
+// on another device than the learner, the queue holds only pointers
+// (§V-B) and costs nothing here.
+func (w *Workload) StorageBytes(learner, storage Kind) int64 {
+	b := int64(w.Capacity) * int64(w.DataPointBytes)
+	if storage == learner && storage != CPU {
+		s := int64(w.QueueSampleBytes)
+		if s == 0 {
+			s = w.BatchBytes(1)
+		}
+		b += int64(w.DataQueue) * int64(w.Batch) * s
+	}
+	return b
+}
+
 // The domain of the cost models: the workloads Validate accepts.
 const (
 	MaxBatch    = 1 << 24 // learner batch B
@@ -189,6 +213,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("actors %d is out of range: must be 1..%d", w.Actors, MaxActors)
 	case w.DataPointBytes < 1:
 		return fmt.Errorf("data point size %d bytes is out of range: must be >= 1", w.DataPointBytes)
+	case w.DataQueue < 0 || w.QueueSampleBytes < 0:
+		return fmt.Errorf("data queue of %d batches of %d-byte samples is out of range: both must be >= 0", w.DataQueue, w.QueueSampleBytes)
 	}
 	for _, n := range w.Nets {
 		if len(n.Layers) == 0 {

@@ -59,8 +59,7 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 		ev.Infeasible = fmt.Sprintf("no %s RMM", m.RMM)
 		return ev
 	}
-	need := float64(w.Capacity) * float64(w.DataPointBytes) / 1e9
-	if need > p.MemoryGB(m.Storage) {
+	if need := float64(w.StorageBytes(m.Learner, m.Storage)) / 1e9; need > p.MemoryGB(m.Storage) {
 		ev.Infeasible = fmt.Sprintf("storage of %.1f GB exceeds %s memory of %.1f GB", need, m.Storage, p.MemoryGB(m.Storage))
 		return ev
 	}
@@ -120,7 +119,8 @@ type Decision struct {
 // then the less traffic, as 000 §VII-D describes ("minimizes the total
 // number of devices and the amount of data communication"). Step 3 places
 // the storage, among the learner's, the actors' and the RMM's devices in
-// that order, where the traffic of line 11-15 is least and the storage fits.
+// that order, where the traffic of line 11-15 is least and the storage fits
+// (with the Data Queue when it shares the learner's accelerator).
 func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 	var d Decision
 	best := -1.0
@@ -173,11 +173,10 @@ func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 // whose memory holds the storage.
 func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch int) (hw.Kind, error) {
 	words := int64((w.DataPointBytes + 3) / 4)
-	need := float64(w.Capacity) * float64(w.DataPointBytes) / 1e9
 	best, found := hw.CPU, false
 	var least int64
 	for _, k := range []hw.Kind{learner, hw.CPU, rmm} {
-		if need > p.MemoryGB(k) {
+		if float64(w.StorageBytes(learner, k))/1e9 > p.MemoryGB(k) {
 			continue
 		}
 		tr := Traffic(hw.Mapping{Learner: learner, RMM: rmm, Storage: k}, batch, w.Actors, words)
@@ -186,6 +185,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 		}
 	}
 	if !found {
+		need := float64(w.StorageBytes(learner, hw.CPU)) / 1e9
 		return best, fmt.Errorf("the storage of %.1f GB fits no device of %s", need, p.Name)
 	}
 	return best, nil

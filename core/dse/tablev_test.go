@@ -8,14 +8,7 @@ import (
 )
 
 // tableVDivergences are the Table V cells the model does not reproduce.
-var tableVDivergences = map[string]divergence{
-	"Pong/256": {why: "Algorithm 3 step 3 charges B words of indices, B x E sample words and " +
-		"N_actor x E inserted words per step; with the learner on the GPU and the RMM on the CPU " +
-		"the GPU wins whenever B > N_actor = 16, at every batch, so the published move of the " +
-		"storage to the CPU at B = 256 (G-C-C) does not follow from the traffic rule, and no " +
-		"shared physical limit (GPU memory holds the 7 GB storage at every batch) separates " +
-		"B = 256 from B = 64"},
-}
+var tableVDivergences = map[string]divergence{}
 
 // TestTableVOptimalMappings checks, for every column of 000 Table V, that
 // the exploration built from the Table IV specs and the Table III workloads

@@ -20,13 +20,18 @@ type Env struct {
 	Hidden int
 	// Algos are the algorithms the environment supports here.
 	Algos []string
+	// DataQueue is the Data Queue's size in batches (000 §VII-A: 200 for
+	// Pong, 10 for Hopper). 000 gives none for CartPole; it takes
+	// Hopper's, and at CartPole's 40-byte samples the queue decides no
+	// placement (16384 x 10 x 40 B = 6.6 MB).
+	DataQueue int
 }
 
 // Environments are the benchmarks of 000 Table III.
 var Environments = []Env{
-	{Name: "CartPole", Obs: []int{4}, Actions: 1, Hidden: 8, Algos: []string{"DDPG", "TD3", "DQN"}},
-	{Name: "Hopper", Obs: []int{11}, Actions: 3, Hidden: 256, Algos: []string{"DDPG", "TD3"}},
-	{Name: "Pong", Obs: []int{4, 84, 84}, Actions: 6, Hidden: 0, Algos: []string{"DQN"}},
+	{Name: "CartPole", Obs: []int{4}, Actions: 1, Hidden: 8, Algos: []string{"DDPG", "TD3", "DQN"}, DataQueue: 10},
+	{Name: "Hopper", Obs: []int{11}, Actions: 3, Hidden: 256, Algos: []string{"DDPG", "TD3"}, DataQueue: 10},
+	{Name: "Pong", Obs: []int{4, 84, 84}, Actions: 6, Hidden: 0, Algos: []string{"DQN"}, DataQueue: 200},
 }
 
 // Replay and actor settings shared by every Table V configuration.
@@ -80,7 +85,8 @@ func natureDQN(frames, h, w, actions int) []hw.Layer {
 //
 // Data points are float32 transitions (s, a, r, s', done); Pong stores each
 // 84x84 frame once as bytes and the learner reads s and s' as stacks of 4,
-// the replay layout of Mnih et al. 2015.
+// the replay layout of Mnih et al. 2015. A sample in the Data Queue is the
+// learner's input, fp32 throughout (Table III's nets are fp32).
 func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 	algo = strings.ToUpper(algo)
 	ok := false
@@ -92,21 +98,22 @@ func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 	}
 	w := hw.Workload{
 		Name: env.Name + "/" + algo, Batch: batch, Capacity: TableVCapacity,
-		Fanout: TableVFanout, Actors: TableVActors,
+		Fanout: TableVFanout, Actors: TableVActors, DataQueue: env.DataQueue,
 	}
 	obs := 1
 	for _, d := range env.Obs {
 		obs *= d
 	}
+	act := env.Actions
+	if algo == "DQN" {
+		act = 1
+	}
+	w.QueueSampleBytes = hw.TransitionBytes(obs, act)
 	if env.Hidden == 0 {
 		f, h, wd := env.Obs[0], env.Obs[1], env.Obs[2]
 		w.DataPointBytes = h*wd + 4 + 4 + 1
 		w.SampleBytes = 2*f*h*wd + 4 + 4 + 1
 	} else {
-		act := env.Actions
-		if algo == "DQN" {
-			act = 1
-		}
 		w.DataPointBytes = hw.TransitionBytes(obs, act)
 	}
 	switch algo {
