@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"github.com/rlxdev/rlx/core/gae"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
-// GAESchema versions the JSON of GAEReport (docs/gae.md).
-const GAESchema = "rlx.bench.gae/v1"
+// GAESchema versions the JSON of GAEReport (docs/gae.md). v2: the machine
+// is the object "host", as in run.json (v1: top-level fields, "num_cpu").
+const GAESchema = "rlx.bench.gae/v2"
 
 // GAEShape is a rollout shape: T time steps of N environments.
 type GAEShape struct {
@@ -64,14 +66,10 @@ type GAEResult struct {
 // GAEReport is the output of GAE: the machine, the kernel and one result
 // per method and shape.
 type GAEReport struct {
-	Schema     string      `json:"schema"`
-	Kernel     string      `json:"kernel"` // gae.Kernel(): avx512, avx2 or go
-	GoVersion  string      `json:"go_version"`
-	GOOS       string      `json:"goos"`
-	GOARCH     string      `json:"goarch"`
-	NumCPU     int         `json:"num_cpu"`
-	GOMAXPROCS int         `json:"gomaxprocs"`
-	Results    []GAEResult `json:"results"`
+	Schema  string       `json:"schema"`
+	Kernel  string       `json:"kernel"` // gae.Kernel(): avx512, avx2 or go
+	Host    machine.Host `json:"host"`
+	Results []GAEResult  `json:"results"`
 }
 
 // HEPPOElementsPerSec is the throughput of one HEPPO processing element,
@@ -86,9 +84,7 @@ const HEPPOElementsPerSec = 300e6
 // results finished so far with ctx's error.
 func GAE(ctx context.Context, cfg GAEConfig) (GAEReport, error) {
 	rep := GAEReport{
-		Schema: GAESchema, Kernel: gae.Kernel(),
-		GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Schema: GAESchema, Kernel: gae.Kernel(), Host: machine.Current(),
 		Results: []GAEResult{},
 	}
 	if cfg.Shapes == nil {

@@ -23,7 +23,7 @@ func TestGAE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Schema != GAESchema || rep.Kernel != gae.Kernel() || rep.NumCPU < 1 {
+	if rep.Schema != GAESchema || rep.Kernel != gae.Kernel() || rep.Host.CPUs < 1 {
 		t.Errorf("report header %+v", rep)
 	}
 	if len(rep.Results) != 4 {
@@ -56,7 +56,7 @@ func TestGAE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"schema":"rlx.bench.gae/v1"`, `"elements_per_sec":`, `"ns_per_element":`, `"allocs_per_call":`, `"k":2`} {
+	for _, key := range []string{`"schema":"rlx.bench.gae/v2"`, `"host":{"goos":`, `"elements_per_sec":`, `"ns_per_element":`, `"allocs_per_call":`, `"k":2`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s: %s", key, b)
 		}

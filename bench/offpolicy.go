@@ -12,26 +12,13 @@ import (
 	"github.com/rlxdev/rlx/core/dqn"
 	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/runtime"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 // OffPolicySchema versions the JSON of the off-policy reports
-// (docs/offpolicy.md, docs/runtime.md).
-const OffPolicySchema = "rlx.bench.offpolicy/v1"
-
-// OffPolicyHost describes the machine an off-policy report was measured
-// on.
-type OffPolicyHost struct {
-	GoVersion  string `json:"go_version"`
-	GOOS       string `json:"goos"`
-	GOARCH     string `json:"goarch"`
-	NumCPU     int    `json:"num_cpu"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-}
-
-func offPolicyHost() OffPolicyHost {
-	return OffPolicyHost{GoVersion: goruntime.Version(), GOOS: goruntime.GOOS, GOARCH: goruntime.GOARCH,
-		NumCPU: goruntime.NumCPU(), GOMAXPROCS: goruntime.GOMAXPROCS(0)}
-}
+// (docs/offpolicy.md, docs/runtime.md). v2: the host's CPUs are "cpus"
+// (v1: "num_cpu"), as in run.json.
+const OffPolicySchema = "rlx.bench.offpolicy/v2"
 
 // withProcs runs f with GOMAXPROCS set to procs (unchanged if procs is 0)
 // and restores it.
@@ -80,7 +67,7 @@ type LearnResult struct {
 // LearnReport is the output of Learn.
 type LearnReport struct {
 	Schema         string           `json:"schema"`
-	Host           OffPolicyHost    `json:"host"`
+	Host           machine.Host     `json:"host"`
 	Algo           agents.Algorithm `json:"algo"`
 	Env            string           `json:"env"`
 	TotalSteps     int              `json:"total_steps"`
@@ -181,7 +168,7 @@ func Learn(ctx context.Context, cfg LearnConfig) (LearnReport, error) {
 		return rep, err
 	}
 	err = withProcs(cfg.Procs, func() error {
-		rep.Host = offPolicyHost()
+		rep.Host = machine.Current()
 		for _, seed := range cfg.Seeds {
 			res, err := learnOnce(ctx, &cfg, seed)
 			if err != nil {
@@ -271,9 +258,9 @@ type RelaxedRow struct {
 
 // RelaxedReport is the output of Relaxed.
 type RelaxedReport struct {
-	Schema string        `json:"schema"`
-	Host   OffPolicyHost `json:"host"`
-	Rows   []RelaxedRow  `json:"rows"`
+	Schema string       `json:"schema"`
+	Host   machine.Host `json:"host"`
+	Rows   []RelaxedRow `json:"rows"`
 }
 
 // Relaxed compares depths D of the data-dependency relaxed training loop
@@ -302,7 +289,7 @@ func Relaxed(ctx context.Context, cfg RelaxedConfig) (RelaxedReport, error) {
 		}
 	}
 	err := withProcs(cfg.Procs, func() error {
-		rep.Host = offPolicyHost()
+		rep.Host = machine.Current()
 		for _, d := range cfg.Depths {
 			lr, err := Learn(ctx, LearnConfig{Algo: "dqn", Seeds: cfg.Seeds, TotalSteps: cfg.Steps, Depth: d,
 				Pacing: runtime.PaceRatio, Actors: cfg.Actors, Progress: cfg.Progress})
@@ -397,12 +384,12 @@ type ScalingRow struct {
 
 // ScalingReport is the output of Scaling.
 type ScalingReport struct {
-	Schema string        `json:"schema"`
-	Host   OffPolicyHost `json:"host"`
-	Batch  int           `json:"batch"`
-	H      int           `json:"h"`
-	Depth  int           `json:"depth"`
-	Rows   []ScalingRow  `json:"rows"`
+	Schema string       `json:"schema"`
+	Host   machine.Host `json:"host"`
+	Batch  int          `json:"batch"`
+	H      int          `json:"h"`
+	Depth  int          `json:"depth"`
+	Rows   []ScalingRow `json:"rows"`
 }
 
 // Scaling measures single-learner ApeX at batch B, SPO with L local-SGD
@@ -440,7 +427,7 @@ func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
 		}
 	}
 	err := withProcs(cfg.Procs, func() error {
-		rep.Host = offPolicyHost()
+		rep.Host = machine.Current()
 		apex, err := scalingRun(ctx, cfg, runtime.ModeSingle, 1)
 		if err != nil {
 			return err
@@ -553,7 +540,7 @@ type SplitConfig struct {
 // the split of 002 Eq. 5.
 type SplitReport struct {
 	Schema       string          `json:"schema"`
-	Host         OffPolicyHost   `json:"host"`
+	Host         machine.Host    `json:"host"`
 	Cores        int             `json:"cores"`
 	Interval     float64         `json:"interval"`
 	ActorCurve   []float64       `json:"actor_curve"`   // environment steps/s on x = 1.. cores
@@ -577,7 +564,7 @@ func Split(ctx context.Context, cfg SplitConfig) (SplitReport, error) {
 	if cfg.Interval == 0 {
 		cfg.Interval = 10
 	}
-	rep := SplitReport{Schema: OffPolicySchema, Host: offPolicyHost(), Cores: cfg.Cores, Interval: cfg.Interval}
+	rep := SplitReport{Schema: OffPolicySchema, Host: machine.Current(), Cores: cfg.Cores, Interval: cfg.Interval}
 	if cfg.Cores < 2 || cfg.Cores > runtime.MaxActors {
 		return rep, fmt.Errorf("bench: %d cores cannot be split: M must be 2..%d", cfg.Cores, runtime.MaxActors)
 	}

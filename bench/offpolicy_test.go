@@ -23,7 +23,7 @@ func TestLearn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rep.Schema != OffPolicySchema || rep.Host.NumCPU < 1 || len(rep.Results) != len(tc.Seeds) {
+		if rep.Schema != OffPolicySchema || rep.Host.CPUs < 1 || len(rep.Results) != len(tc.Seeds) {
 			t.Fatalf("report %+v", rep)
 		}
 		grads := (tc.TotalSteps - tc.LearningStarts) / 10

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -12,10 +11,12 @@ import (
 	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/gae"
 	"github.com/rlxdev/rlx/core/ppo"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
-// PPOSchema versions the JSON of PPOReport (docs/ppo.md).
-const PPOSchema = "rlx.bench.ppo/v1"
+// PPOSchema versions the JSON of PPOReport (docs/ppo.md). v2: the machine
+// is the object "host", as in run.json (v1: top-level fields, "num_cpu").
+const PPOSchema = "rlx.bench.ppo/v2"
 
 // PPOWorkload is a PPO run that PPO measures: a name for the command line
 // and the environment it trains on, with CleanRL's defaults for its action
@@ -108,13 +109,9 @@ type PPOResult struct {
 
 // PPOReport is the output of PPO: the machine and one result per workload.
 type PPOReport struct {
-	Schema     string      `json:"schema"`
-	GoVersion  string      `json:"go_version"`
-	GOOS       string      `json:"goos"`
-	GOARCH     string      `json:"goarch"`
-	NumCPU     int         `json:"num_cpu"`
-	GOMAXPROCS int         `json:"gomaxprocs"`
-	Results    []PPOResult `json:"results"`
+	Schema  string       `json:"schema"`
+	Host    machine.Host `json:"host"`
+	Results []PPOResult  `json:"results"`
 }
 
 // ppoRows is the order and grouping of 004 Table I, plus the optimizer.
@@ -170,8 +167,7 @@ const MaxPPOIterations = 1 << 20
 // and, if ctx is cancelled, the results finished so far with ctx's error.
 func PPO(ctx context.Context, cfg PPOConfig) (PPOReport, error) {
 	rep := PPOReport{
-		Schema: PPOSchema, GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH,
-		NumCPU: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0), Results: []PPOResult{},
+		Schema: PPOSchema, Host: machine.Current(), Results: []PPOResult{},
 	}
 	if cfg.Workloads == nil {
 		for _, w := range PPOWorkloads {

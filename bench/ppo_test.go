@@ -16,7 +16,7 @@ func TestPPO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Schema != PPOSchema || rep.NumCPU < 1 || len(rep.Results) != 2 {
+	if rep.Schema != PPOSchema || rep.Host.CPUs < 1 || len(rep.Results) != 2 {
 		t.Fatalf("report %+v", rep)
 	}
 	for i, want := range []struct {
@@ -62,7 +62,7 @@ func TestPPO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"schema":"rlx.bench.ppo/v1"`, `"sps":`, `"ips":`, `"phases":[`, `"seconds_per_iteration":`, `"group":"trajectory collection"`, `"synthetic":true`} {
+	for _, key := range []string{`"schema":"rlx.bench.ppo/v2"`, `"host":{"goos":`, `"sps":`, `"ips":`, `"phases":[`, `"seconds_per_iteration":`, `"group":"trajectory collection"`, `"synthetic":true`} {
 		if !strings.Contains(string(b), key) {
 			t.Errorf("JSON lacks %s", key)
 		}

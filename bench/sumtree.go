@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/core/sumtree"
 	"github.com/rlxdev/rlx/internal/baseline"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 // SumTreeSchema names the version of the JSON SumTreeResult marshals to.
@@ -120,20 +120,20 @@ func (o *SumTreeOptions) validate() error {
 
 // SumTreeResult holds the figures SumTree measured, host wall clock.
 type SumTreeResult struct {
-	Schema string  `json:"schema"`
-	Host   Host    `json:"host"`
-	Ops    []OpNs  `json:"ops"`
-	Locks  []Locks `json:"locks"`
-	BestK  []BestK `json:"best_k"`
+	Schema string      `json:"schema"`
+	Host   SumTreeHost `json:"host"`
+	Ops    []OpNs      `json:"ops"`
+	Locks  []Locks     `json:"locks"`
+	BestK  []BestK     `json:"best_k"`
 }
 
-// Host describes the machine the figures were taken on.
-type Host struct {
-	GOOS         string `json:"goos"`
-	GOARCH       string `json:"goarch"`
-	CPUs         int    `json:"cpus"`
-	GoVersion    string `json:"go_version"`
-	VectorSearch bool   `json:"vector_search"` // sumtree's AVX2 kernel in use
+// SumTreeHost describes the machine the figures were taken on and whether
+// the tree searched with its vector kernel there. machine.Host is embedded
+// without a tag so that its fields sit in the same JSON object as
+// vector_search.
+type SumTreeHost struct {
+	machine.Host
+	VectorSearch bool `json:"vector_search"` // sumtree's AVX2 kernel in use
 }
 
 // OpNs is the time per index of one batched tree operation.
@@ -234,12 +234,9 @@ func SumTree(ctx context.Context, opt SumTreeOptions, progress func(string)) (Su
 	return res, nil
 }
 
-func hostInfo() Host {
+func hostInfo() SumTreeHost {
 	probe, _ := sumtree.New(64, 16)
-	return Host{
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		GoVersion: runtime.Version(), VectorSearch: probe.VectorSearch(),
-	}
+	return SumTreeHost{Host: machine.Current(), VectorSearch: probe.VectorSearch()}
 }
 
 // poolSize is the number of queries and updates the measurements rotate

@@ -2,12 +2,14 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlxdev/rlx/core/replay"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 func quickSumTree() SumTreeOptions {
@@ -56,6 +58,20 @@ func TestSumTreeResultShape(t *testing.T) {
 	}
 	if len(lines) != 12+3 {
 		t.Errorf("%d progress lines, want 15", len(lines))
+	}
+}
+
+// TestSumTreeHostJSON checks that the embedded machine.Host marshals into
+// the same object as vector_search, keeping schema v1's flat "host".
+func TestSumTreeHostJSON(t *testing.T) {
+	h := SumTreeHost{Host: machine.Host{GOOS: "linux", GOARCH: "amd64", CPUs: 2, GOMAXPROCS: 2, GoVersion: "go1.26.8"}, VectorSearch: true}
+	b, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"goos":"linux","goarch":"amd64","cpus":2,"gomaxprocs":2,"go_version":"go1.26.8","vector_search":true}`
+	if string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
 	}
 }
 

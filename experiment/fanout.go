@@ -13,14 +13,14 @@ func init() { builders["fanout"] = buildFanout }
 
 // FanoutData is the data of the fanout report: host measurements.
 type FanoutData struct {
-	Host       bench.Host      `json:"host"`
-	Goroutines int             `json:"goroutines"`
-	LockBatch  int             `json:"lock_batch"`
-	Best       []FanoutBestRow `json:"best"`
-	Sweep      []bench.Locks   `json:"sweep"` // every point of the two-lock experiment
-	Ops        []bench.OpNs    `json:"ops"`   // the batched tree operations, ns per index
-	Steps      []FanoutStepRow `json:"steps"`
-	NotRun     []int           `json:"not_run,omitempty"`
+	Host       bench.SumTreeHost `json:"host"`
+	Goroutines int               `json:"goroutines"`
+	LockBatch  int               `json:"lock_batch"`
+	Best       []FanoutBestRow   `json:"best"`
+	Sweep      []bench.Locks     `json:"sweep"` // every point of the two-lock experiment
+	Ops        []bench.OpNs      `json:"ops"`   // the batched tree operations, ns per index
+	Steps      []FanoutStepRow   `json:"steps"`
+	NotRun     []int             `json:"not_run,omitempty"`
 }
 
 // FanoutBestRow is the best fanout at one capacity, measured, beside 002's.
@@ -110,7 +110,7 @@ func fanoutMarkdown(d FanoutData, quick bool) string {
 	}
 	b.WriteString(paragraph(
 		"The fanout K of the sum tree and the two-lock replay buffer of 002 (§IV-C, §VI-D, Fig. 9), measured on",
-		fmt.Sprintf("this host (%s/%s, %d CPUs, %s) with %s.", d.Host.GOOS, d.Host.GOARCH, d.Host.CPUs, d.Host.GoVersion, how),
+		fmt.Sprintf("this host (%s) with %s.", d.Host.Host, how),
 		fmt.Sprintf("In the two-lock experiment %d goroutines share one buffer, each sampling a batch of %d and updating", d.Goroutines, d.LockBatch),
 		"its priorities in turn; the speedup is over the same rounds with one global lock on a plain binary tree.",
 		"All figures are host wall clock, medians of repeats. Command: `rlx --batch --preset fanout --out DIR`."))

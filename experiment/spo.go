@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlxdev/rlx/bench"
+	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -58,14 +59,14 @@ type SPOStepRow struct {
 // running free on a prefilled buffer, no actors, the whole measurement
 // repeated.
 type SPOScaling struct {
-	Host      bench.OffPolicyHost `json:"host"`
-	Quick     bool                `json:"quick"`      // the quick sizes: for tests, not for quoting
-	Repeats   int                 `json:"repeats"`    // of the whole measurement
-	GradSteps int                 `json:"grad_steps"` // policy updates per configuration
-	Batch     int                 `json:"batch"`      // B of single-learner ApeX
-	H         int                 `json:"h"`          // SPO's local steps between weight averagings
-	Depth     int                 `json:"depth"`
-	Rows      []SPOScalingRow     `json:"rows"`
+	Host      machine.Host    `json:"host"`
+	Quick     bool            `json:"quick"`      // the quick sizes: for tests, not for quoting
+	Repeats   int             `json:"repeats"`    // of the whole measurement
+	GradSteps int             `json:"grad_steps"` // policy updates per configuration
+	Batch     int             `json:"batch"`      // B of single-learner ApeX
+	H         int             `json:"h"`          // SPO's local steps between weight averagings
+	Depth     int             `json:"depth"`
+	Rows      []SPOScalingRow `json:"rows"`
 	// ComputeShare is the forward and backward time of B over T_ApeX
 	// (Eq. 5.2) in the ApeX row: the part of a policy update that divides
 	// across learners. 0 without an ApeX row.
@@ -348,7 +349,7 @@ func spoIntro(b *strings.Builder) {
 // spoStepsMarkdown writes the live part; ran says how long the steps ran.
 func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 	b.WriteString("### Live steps\n\n")
-	cpus := d.Scaling.Host.NumCPU
+	cpus := d.Scaling.Host.CPUs
 	b.WriteString(paragraph(
 		"Each step trained the preset's configuration with L learners (SPO for L > 1):", ran+".",
 		"*Host GPS* is policy updates (counted at learner 0) per second of this machine's time over the whole",
@@ -394,11 +395,10 @@ func spoScalingMarkdown(b *strings.Builder, s SPOScaling) {
 		how = fmt.Sprintf("the quick sizes of `rlx bench offpolicy spo --learners 1,2,4 --batch %d --grad-steps %d`,"+
 			" once (figures for tests, not for quoting)", s.Batch, s.GradSteps)
 	}
-	h := s.Host
 	b.WriteString(paragraph(
 		"DQN learners (CleanRL's 120-84 MLP) running free on a CartPole-v1 buffer prefilled with random",
 		fmt.Sprintf("transitions, no actors, %d policy updates per configuration, with %s, on this host", s.GradSteps, how),
-		fmt.Sprintf("(%s/%s, GOMAXPROCS %d of %d CPUs, %s).", h.GOOS, h.GOARCH, h.GOMAXPROCS, h.NumCPU, h.GoVersion),
+		"("+s.Host.String()+").",
 		fmt.Sprintf("Single-learner ApeX trains B = %d; SPO's L learners train B/L each on their own banks and", s.Batch),
 		fmt.Sprintf("average weights every H = %d steps; data-parallel ApeX splits B across L local learners; D = %d.", s.H, s.Depth)))
 	b.WriteString(paragraph(

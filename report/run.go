@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 // Schema versions run.json.
@@ -20,20 +20,12 @@ type Run struct {
 	State   string        `json:"state"`   // finished, stopped or failed
 	Partial bool          `json:"partial"` // the run did not reach its budget: stopped or failed
 	Error   string        `json:"error,omitempty"`
-	Host    Host          `json:"host"`
+	Host    machine.Host  `json:"host"`
 	Config  engine.Config `json:"config"`
 	Mapping Mapping       `json:"mapping"`
 	Final   Final         `json:"final"`
 	Summary Summary       `json:"summary"`
 	Files   []string      `json:"files"`
-}
-
-// Host describes the machine the run ran on.
-type Host struct {
-	GOOS      string `json:"goos"`
-	GOARCH    string `json:"goarch"`
-	CPUs      int    `json:"cpus"`
-	GoVersion string `json:"go_version"`
 }
 
 // Mapping is the device mapping of the run and the DSE's prediction for it.
@@ -125,7 +117,7 @@ func NewRun(final *engine.Snapshot) Run {
 	s := final
 	r := Run{
 		Schema: Schema, State: s.State.String(), Partial: s.State != engine.Finished, Error: s.Err,
-		Host:   Host{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(), GoVersion: runtime.Version()},
+		Host:   machine.Current(),
 		Config: s.Config,
 		Final: Final{
 			HostElapsedS: s.HostElapsed.Seconds(), SimElapsedS: s.SimElapsed,

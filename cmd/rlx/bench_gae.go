@@ -120,8 +120,7 @@ func writeGAETable(w io.Writer, rep bench.GAEReport) {
 	if len(rep.Results) > 0 {
 		repeats = rep.Results[0].Repeats
 	}
-	fmt.Fprintf(w, "GAE on the host: kernel %s, %s/%s, %d CPUs, GOMAXPROCS %d, median of %d repeats\n\n",
-		rep.Kernel, rep.GOOS, rep.GOARCH, rep.NumCPU, rep.GOMAXPROCS, repeats)
+	fmt.Fprintf(w, "GAE on the host: kernel %s, %s, median of %d repeats\n\n", rep.Kernel, rep.Host, repeats)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "method\tT\tN\tcores\telements/s\tmin\tmax\tns/element\tus/call\tallocs/call\tvs HEPPO PE\t")
 	for _, r := range rep.Results {

@@ -291,7 +291,7 @@ func writeReport(w io.Writer, asJSON bool, rep any, err error, table func(io.Wri
 
 func writeLearnTable(w io.Writer, rep bench.LearnReport) {
 	fmt.Fprintf(w, "%s + PER on %s: %d steps, learning starts %d, D %d, %s pacing, %d actor(s), GOMAXPROCS %d of %d CPUs\n\n",
-		strings.ToUpper(string(rep.Algo)), rep.Env, rep.TotalSteps, rep.LearningStarts, rep.Depth, rep.Pacing, rep.Actors, rep.Host.GOMAXPROCS, rep.Host.NumCPU)
+		strings.ToUpper(string(rep.Algo)), rep.Env, rep.TotalSteps, rep.LearningStarts, rep.Depth, rep.Pacing, rep.Actors, rep.Host.GOMAXPROCS, rep.Host.CPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "seed\tfinal mean(%d)\treached %g at\tepisodes\tseconds\tenv steps/s\tgrad steps/s\tstaleness mean/max\t\n", rep.Window, rep.Threshold)
 	for _, r := range rep.Results {
@@ -307,7 +307,7 @@ func writeLearnTable(w io.Writer, rep bench.LearnReport) {
 }
 
 func writeRelaxedTable(w io.Writer, rep bench.RelaxedReport) {
-	fmt.Fprintf(w, "relaxed dependency, DQN + PER on CartPole-v1, GOMAXPROCS %d of %d CPUs\n\n", rep.Host.GOMAXPROCS, rep.Host.NumCPU)
+	fmt.Fprintf(w, "relaxed dependency, DQN + PER on CartPole-v1, GOMAXPROCS %d of %d CPUs\n\n", rep.Host.GOMAXPROCS, rep.Host.CPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "D\tfinal mean(100) per seed\tmedian\tgrad steps/s (run)\tstaleness mean/max\tfree learner grad steps/s (median)\t")
 	for _, row := range rep.Rows {
@@ -325,7 +325,7 @@ func writeRelaxedTable(w io.Writer, rep bench.RelaxedReport) {
 }
 
 func writeScalingTable(w io.Writer, rep bench.ScalingReport) {
-	fmt.Fprintf(w, "multi-learner DQN + PER, B = %d, H = %d, D = %d, GOMAXPROCS %d of %d CPUs\n\n", rep.Batch, rep.H, rep.Depth, rep.Host.GOMAXPROCS, rep.Host.NumCPU)
+	fmt.Fprintf(w, "multi-learner DQN + PER, B = %d, H = %d, D = %d, GOMAXPROCS %d of %d CPUs\n\n", rep.Batch, rep.H, rep.Depth, rep.Host.GOMAXPROCS, rep.Host.CPUs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tL\tbatch/learner\tGPS\tspeedup\tSF measured\tGPS model\tSF model\tSF printed eq.\t")
 	for _, r := range rep.Rows {

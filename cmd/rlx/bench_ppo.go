@@ -120,7 +120,7 @@ func writePPOJSON(w io.Writer, rep bench.PPOReport) error {
 }
 
 func writePPOTable(w io.Writer, rep bench.PPOReport) {
-	fmt.Fprintf(w, "PPO on the host (wall clock): %s/%s, %d CPUs, GOMAXPROCS %d\n", rep.GOOS, rep.GOARCH, rep.NumCPU, rep.GOMAXPROCS)
+	fmt.Fprintf(w, "PPO on the host (wall clock): %s\n", rep.Host)
 	for _, r := range rep.Results {
 		fmt.Fprintf(w, "\n%s (%s): N=%d T=%d minibatch %d, %d epochs, %d parameters; GAE %s\n",
 			r.Env, r.Workload, r.N, r.T, r.M, r.K, r.Params, r.GAE)

@@ -102,7 +102,7 @@ func TestBenchPPOCancelled(t *testing.T) {
 	if errors.As(err, &ue) {
 		t.Errorf("cancellation reported as a usage error")
 	}
-	if !strings.Contains(out, `"schema": "rlx.bench.ppo/v1"`) {
+	if !strings.Contains(out, `"schema": "rlx.bench.ppo/v2"`) {
 		t.Errorf("no report written on cancellation:\n%s", out)
 	}
 }

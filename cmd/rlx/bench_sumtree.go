@@ -69,8 +69,7 @@ about a minute; --quick takes a few seconds.`,
 
 // writeSumTreeTables prints the figures as plain tables.
 func writeSumTreeTables(out io.Writer, res bench.SumTreeResult) {
-	fmt.Fprintf(out, "host: %s/%s, %d CPUs, %s, vector search %v (host wall clock, medians)\n",
-		res.Host.GOOS, res.Host.GOARCH, res.Host.CPUs, res.Host.GoVersion, res.Host.VectorSearch)
+	fmt.Fprintf(out, "host: %s, vector search %v (host wall clock, medians)\n", res.Host.Host, res.Host.VectorSearch)
 	for _, op := range []string{"find", "set"} {
 		name := map[string]string{"find": "FindBatch, ns per sampled index", "set": "SetBatch, ns per updated index"}[op]
 		var caps, batches []int

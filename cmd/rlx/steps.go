@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -282,9 +282,7 @@ func configLine(c engine.Config) string {
 }
 
 // hostLine names the machine the steps ran on.
-func hostLine() string {
-	return fmt.Sprintf("%s/%s, %d CPUs, %s", goruntime.GOOS, goruntime.GOARCH, goruntime.NumCPU(), goruntime.Version())
-}
+func hostLine() string { return machine.Current().String() }
 
 // writeStepsSummary prints one line per step and where the report is.
 func writeStepsSummary(w io.Writer, p engine.Preset, sum stepsSummary, dir string) {

@@ -66,6 +66,7 @@ var mayImport = map[string][]string{
 	"internal/yamldoc":  nil,
 	"internal/baseline": nil,
 	"internal/layering": nil,
+	"internal/machine":  nil,
 	"presets":           nil,
 	"hw":                {"internal/yamldoc"},
 	"core/sumtree":      nil,
@@ -82,11 +83,11 @@ var mayImport = map[string][]string{
 	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg"},
 	"sim":               {"hw", "core/dse"},
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
-	"bench":             {"core/*", "internal/baseline"},
-	"report":            {"engine"},
-	"experiment":        {"engine", "bench", "core/*", "hw", "presets"},
+	"bench":             {"core/*", "internal/baseline", "internal/machine"},
+	"report":            {"engine", "internal/machine"},
+	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine"},
 	"tui":               {"engine"},
-	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "sim", "core/*", "hw", "presets"},
+	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "sim", "core/*", "hw", "presets", "internal/machine"},
 }
 
 // allowed reports whether pkg may import imp (both module-relative).
