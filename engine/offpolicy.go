@@ -107,7 +107,7 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	}
 	w := hw.Workload{
 		Name: cfg.Env + "/" + string(cfg.Algo), Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
-		Actors: cfg.Actors, DataPointBytes: hw.TransitionBytes(spec.Obs.Dim(), spec.Act.Dim()),
+		Actors: cfg.Actors, Depth: cfg.Depth, DataPointBytes: hw.TransitionBytes(spec.Obs.Dim(), spec.Act.Dim()),
 		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
 		// The batches sampled ahead wait in the Data Queue (000 Fig. 7).
 		DataQueue: cfg.Depth,

@@ -182,9 +182,11 @@ func (e *Estimator) CPUThreads(prim Primitive, batch, threads int) (float64, err
 	return 0, ErrUnsupported
 }
 
-// Transfer returns moving bytes over one PCIe link at its bandwidth; the
-// per-transfer latency is hidden by the relaxed dependency (000 §V) and not
-// charged here (see TransferLatency).
+// Transfer returns how long moving bytes keeps one PCIe link busy: the
+// bytes at the link's bandwidth. The per-transfer latency (TransferLatency)
+// comes on top of it but does not occupy the link: transfers queue on a
+// link's bandwidth and each arrives a latency after it leaves, so several
+// may be in flight (CrossingSeconds).
 func (e *Estimator) Transfer(bytes int64) float64 {
 	if e.p.Link == nil || bytes <= 0 {
 		return 0
@@ -192,12 +194,26 @@ func (e *Estimator) Transfer(bytes int64) float64 {
 	return float64(bytes) / (e.p.Link.GBs * 1e9)
 }
 
-// TransferLatency returns the fixed latency of one PCIe transfer.
+// TransferLatency returns the fixed latency of one PCIe transfer: the DMA
+// set-up and completion that every transfer pays whatever its size
+// (hw-anchors: about 5 us), the latency 000 §V-A's relaxed dependency
+// hides by sampling ahead.
 func (e *Estimator) TransferLatency() float64 {
 	if e.p.Link == nil {
 		return 0
 	}
 	return e.p.Link.LatencyUS * 1e-6
+}
+
+// CrossingSeconds returns moving bytes from device a to device b on idle
+// links: on each link the data crosses (Links: one between the CPU and an
+// accelerator, both between two accelerators) the bytes at the link's
+// bandwidth and one transfer latency. It is 0 when a == b or bytes <= 0.
+func (e *Estimator) CrossingSeconds(a, b Kind, bytes int64) float64 {
+	if bytes <= 0 {
+		return 0
+	}
+	return float64(len(Links(a, b))) * (e.Transfer(bytes) + e.TransferLatency())
 }
 
 // GAE returns advantage estimation over n trajectories of t steps on k. On

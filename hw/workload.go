@@ -122,6 +122,10 @@ type Workload struct {
 	Fanout int
 	// Actors is the number of actor threads.
 	Actors int
+	// Depth is D, the batches the RMM samples ahead of the learner: batch
+	// k is sampled once the priorities of step k-D are updated (000 §V-A;
+	// §VII-B runs D = 50). 0 means 1, the strict loop of §II-A2.
+	Depth int
 	// DataPointBytes is the size E of one stored data point.
 	DataPointBytes int
 	// SampleBytes is the size of one data point as the learner consumes it
@@ -172,6 +176,9 @@ func (w *Workload) BatchBytes(batch int) int64 {
 	return int64(batch) * int64(s)
 }
 
+// LoopDepth returns D, at least 1.
+func (w *Workload) LoopDepth() int { return max(w.Depth, 1) }
+
 // StorageBytes returns the memory the data storage needs on its device
 // when the learner is on learner: the stored data points, plus, when both
 // share one accelerator, the Data Queue between them, which 000 §V-B
@@ -213,6 +220,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("actors %d is out of range: must be 1..%d", w.Actors, MaxActors)
 	case w.DataPointBytes < 1:
 		return fmt.Errorf("data point size %d bytes is out of range: must be >= 1", w.DataPointBytes)
+	case w.Depth < 0 || w.Depth > MaxBatch:
+		return fmt.Errorf("depth D = %d is out of range: must be 0..%d (0 is the strict loop, D = 1)", w.Depth, MaxBatch)
 	case w.DataQueue < 0 || w.QueueSampleBytes < 0:
 		return fmt.Errorf("data queue of %d batches of %d-byte samples is out of range: both must be >= 0", w.DataQueue, w.QueueSampleBytes)
 	}

@@ -146,7 +146,7 @@ func (s *OffPolicy) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
 	if bytes <= 0 {
 		return ready
 	}
-	return s.units.transfer(a, b, s.pl.Est.Transfer(bytes), ready)
+	return s.units.transfer(a, b, s.pl.Est.Transfer(bytes), s.pl.Est.TransferLatency(), ready)
 }
 
 // GradientStep charges one learner step of batch B and returns its

@@ -211,9 +211,7 @@ func (s *PPO) IterationSeconds(m hw.Mapping) float64 {
 	perCore := (it.Envs + actors - 1) / actors
 	rollout := float64(it.Horizon) * (float64(perCore)*it.EnvStepUS*1e-6 + s.inference(it.Envs))
 	bytes := int64(it.Samples()) * it.rowBytes()
-	move := func(a, b hw.Kind, n int64) float64 {
-		return s.est.Transfer(n) * float64(len(hw.Links(a, b)))
-	}
+	move := s.est.CrossingSeconds
 	t := rollout + move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + s.tGAE[m.GAE()] + move(m.GAE(), m.Learner, bytes)
 	t += float64(it.Updates()) * s.tTrain[m.Learner]
 	return t + move(m.Learner, hw.CPU, int64(4*it.Params))
@@ -233,7 +231,7 @@ func (s *PPO) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
 	if bytes <= 0 {
 		return ready
 	}
-	return s.units.transfer(a, b, s.est.Transfer(bytes), ready)
+	return s.units.transfer(a, b, s.est.Transfer(bytes), s.est.TransferLatency(), ready)
 }
 
 // EnvSteps charges one vector step of n environments: they are spread over

@@ -115,12 +115,14 @@ func (u *platformUnits) get(k hw.Kind, stage string) *unit {
 	return r
 }
 
-// transfer charges moving bytes from device a to device b, ready at ready,
-// taking dur on each link the data crosses (hw.Links), and returns when
-// they arrive.
-func (u *platformUnits) transfer(a, b hw.Kind, dur float64, ready float64) float64 {
+// transfer charges moving bytes from device a to device b, ready at ready:
+// on each link the data crosses (hw.Links) the link is busy for dur (the
+// bytes at its bandwidth) and the data arrives latency after it leaves
+// (hw.Estimator.CrossingSeconds on idle links). It returns the arrival.
+func (u *platformUnits) transfer(a, b hw.Kind, dur, latency, ready float64) float64 {
 	for _, k := range hw.Links(a, b) {
-		_, ready = u.links[k].run(ready, dur)
+		_, end := u.links[k].run(ready, dur)
+		ready = end + latency
 	}
 	return ready
 }

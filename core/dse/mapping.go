@@ -36,6 +36,16 @@ type Eval struct {
 	// bounds the pipelined loop (000 §V-A: with the relaxed dependency the
 	// stages overlap).
 	LearnerS, RMMS, StorageS, LinkGPUS, LinkFPGAS float64
+	// LoopS is one step's dependency chain on idle units: sampling a batch,
+	// the indices to the storage, the gather, the rows to the learner,
+	// training, the TD errors back and the priority update. Batch k waits
+	// for the update of step k-D, so D steps take at least LoopS and the
+	// loop bounds the rate at D / LoopS. LatencyS is the part of LoopS
+	// that is PCIe transfer latency, the part 000 §V-A hides by sampling
+	// ahead.
+	LoopS, LatencyS float64
+	// Depth is the D the loop ran with.
+	Depth int
 	// Bottleneck names the stage with the largest time.
 	Bottleneck string
 	// Infeasible says why GPS is 0, empty otherwise.
@@ -44,9 +54,11 @@ type Eval struct {
 
 // Evaluate returns the throughput of mapping m for the table t. The loop
 // runs as a pipeline of stages (learner, RMM, storage, links); its rate is
-// that of the slowest. A learner and an RMM on the GPU share it and add up
-// (000 §VI-B); on the CPU and the FPGA the RMM has its own thread or SLR.
-// The storage must fit the device's memory.
+// that of the slowest, or D / LoopS when the dependency of each batch on
+// the update D steps back is slower still (the strict loop, D = 1, runs the
+// chain end to end: nothing overlaps). A learner and an RMM on the GPU
+// share it and add up (000 §VI-B); on the CPU and the FPGA the RMM has its
+// own thread or SLR. The storage must fit the device's memory.
 func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	w := e.Workload()
 	p := e.Platform()
@@ -84,10 +96,22 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	move(hw.CPU, m.RMM, 4*int64(w.Actors))                           // initial priorities
 	ev.LinkGPUS = e.Transfer(link[hw.GPU])
 	ev.LinkFPGAS = e.Transfer(link[hw.FPGA])
+	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
+	// the RMM column is sampling plus update, both in the chain.
+	ev.LoopS = t.Seconds[RMM][m.RMM] + ev.StorageS + t.Seconds[Learner][m.Learner]
+	for _, c := range []struct {
+		from, to hw.Kind
+		bytes    int64
+	}{{m.RMM, m.Storage, 4 * int64(b)}, {m.Storage, m.Learner, w.BatchBytes(b)}, {m.Learner, m.RMM, 8 * int64(b)}} {
+		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
+		ev.LatencyS += float64(len(hw.Links(c.from, c.to))) * e.TransferLatency()
+	}
+	ev.Depth = w.LoopDepth()
 	stages := []struct {
 		name string
 		s    float64
-	}{{"learner", ev.LearnerS}, {"rmm", ev.RMMS}, {"storage", ev.StorageS}, {"pcie-gpu", ev.LinkGPUS}, {"pcie-fpga", ev.LinkFPGAS}}
+	}{{"learner", ev.LearnerS}, {"rmm", ev.RMMS}, {"storage", ev.StorageS}, {"pcie-gpu", ev.LinkGPUS}, {"pcie-fpga", ev.LinkFPGAS},
+		{"dependency", ev.LoopS / float64(ev.Depth)}}
 	worst := 0.0
 	for _, st := range stages {
 		if st.s > worst {

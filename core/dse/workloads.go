@@ -43,6 +43,9 @@ const (
 	TableVFanout = 2
 	// TableVActors is the number of actors (000 §VII-A: 16).
 	TableVActors = 16
+	// TableVDepth is D, the batches sampled ahead (000 §VII-B: "we set
+	// D=50 for all the three environments").
+	TableVDepth = 50
 )
 
 // FindEnv returns the environment named name (case-insensitive).
@@ -98,7 +101,7 @@ func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 	}
 	w := hw.Workload{
 		Name: env.Name + "/" + algo, Batch: batch, Capacity: TableVCapacity,
-		Fanout: TableVFanout, Actors: TableVActors, DataQueue: env.DataQueue,
+		Fanout: TableVFanout, Actors: TableVActors, Depth: TableVDepth, DataQueue: env.DataQueue,
 	}
 	obs := 1
 	for _, d := range env.Obs {
