@@ -96,3 +96,35 @@ func Eq5Cycles(d GEMMDims, p int, df Dataflow) int64 {
 	_, _, t := foldShape(d, df)
 	return int64(Folds(d, p, df))*int64(t) + int64(2*p-1)
 }
+
+// ScaleSimCycles returns the compute cycles SCALE-Sim v2 reports for one
+// GEMM on a P x P array with ample memory (no stalls), so that rlx can be
+// checked against that simulator's figures:
+//
+//	NS (its "os"): ceil(a/P) ceil(c/P) (b + 2P - 2) - 1
+//	WS (its "ws"): ceil(b/P) ceil(a/P) (c + 3P - 2) - 1
+//	IS (its "is"): ceil(b/P) ceil(c/P) (a + 3P - 2) - 1
+//
+// SCALE-Sim runs the folds one after another and gives each the whole
+// array: a fold lasts T + 2P - 2 demand cycles (operands skewed in over P-1
+// cycles, streamed for T, results out over P-1), WS and IS add P cycles to
+// preload the stationary block, and a partial fold is padded to P rows and
+// P columns, so it costs as much as a full one. Its report is the cycle
+// index of the last demand, one less than their number. T, the streamed
+// dimension, is b (the reduction) for NS, c (batch x pixels) for WS and a
+// (output features) for IS; in its GEMM terms (M, N, K) = (c, a, b).
+func ScaleSimCycles(d GEMMDims, p int, df Dataflow) int64 {
+	_, _, t := foldShape(d, df)
+	return int64(Folds(d, p, df))*scaleSimFoldCycles(t, p, df) - 1
+}
+
+// scaleSimFoldCycles is the length of one SCALE-Sim fold streaming t
+// cycles on a P x P array: fill and drain of 2P-2 around the stream, plus a
+// P-cycle preload when a block stays in the array (WS, IS).
+func scaleSimFoldCycles(t, p int, df Dataflow) int64 {
+	n := int64(t) + 2*int64(p) - 2
+	if df != NS {
+		n += int64(p)
+	}
+	return n
+}

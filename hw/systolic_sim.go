@@ -14,14 +14,23 @@ const (
 	Streamed FoldMode = iota
 	// Separate runs each fold alone: it preloads its stationary block (WS,
 	// IS: one row per cycle), fills, streams and drains before the next
-	// starts, as common systolic-array simulators count.
+	// starts. A partial fold is charged only the rows and columns it uses.
 	Separate
+	// ScaleSim counts as SCALE-Sim v2 does, so its figures can be compared
+	// with rlx's: folds run one after another as in Separate, but each is
+	// padded to the whole array (a partial fold costs as much as a full
+	// one), its results leave in the cycle of the last MAC rather than the
+	// next, and the total is reported minus 1. Closed form: ScaleSimCycles.
+	ScaleSim
 )
 
-// String returns "streamed" or "separate".
+// String returns "streamed", "separate" or "scalesim".
 func (m FoldMode) String() string {
-	if m == Separate {
+	switch m {
+	case Separate:
 		return "separate"
+	case ScaleSim:
+		return "scalesim"
 	}
 	return "streamed"
 }
@@ -35,12 +44,15 @@ type SystolicResult struct {
 	Cycles   int64
 	Folds    int
 	MACs     int64
-	// Utilization is MACs / (P^2 x Cycles).
+	// Utilization is MACs / (P^2 x Timeline.Cycles), the share of the
+	// PE-cycles the GEMM holds the array.
 	Utilization float64
 	// Eq5 is 003 Eq. 5 for the same GEMM.
 	Eq5 int64
 	// Timeline has one stage per PE row: the cycles in which any PE of the
-	// row performs a MAC.
+	// row performs a MAC. It spans Cycles, except in ScaleSim mode, where
+	// it spans Cycles + 1: SCALE-Sim's demand cycles, whose last one holds
+	// the last MAC while its report stops one short.
 	Timeline Timeline
 }
 
@@ -73,30 +85,43 @@ type foldSpan struct {
 // forEachFold visits the folds of a GEMM in issue order (row blocks outer,
 // column blocks inner) with their start cycles, and returns the total
 // cycles. In a fold, PE (r, q) performs its MACs in [start+r+q,
-// start+r+q+T) (operands skewed by one cycle per row and column), and the
-// fold completes one cycle after its last MAC, at start+T+R+C-1.
+// start+r+q+T) (operands skewed by one cycle per row and column). In
+// Streamed and Separate mode the fold completes one cycle after its last
+// MAC, at start+T+R+C-1. In ScaleSim mode a fold holds the array for
+// scaleSimFoldCycles whatever it uses (its preload comes first, so it
+// starts P cycles in for WS and IS) and its last MAC, in a full fold, falls
+// in that span's last cycle; the total is the number of those cycles minus
+// 1, as SCALE-Sim reports it.
 func forEachFold(d GEMMDims, p int, df Dataflow, mode FoldMode, f func(foldSpan)) int64 {
 	rows, cols, t := foldShape(d, df)
-	preload := int64(0)
 	var at, end int64
 	for r0 := 0; r0 < rows; r0 += p {
 		for c0 := 0; c0 < cols; c0 += p {
 			fs := foldSpan{rows: min(p, rows-r0), cols: min(p, cols-c0)}
-			if mode == Separate {
-				if df != NS {
-					preload = int64(fs.rows)
-				}
-				fs.start = end + preload
-			} else {
+			switch {
+			case mode == Separate && df != NS:
+				fs.start = end + int64(fs.rows) // preload only the used rows
+			case mode == Separate:
+				fs.start = end
+			case mode == ScaleSim && df != NS:
+				fs.start = at + int64(p) // the padded block preloads all P rows
+			default:
 				fs.start = at
 			}
 			if f != nil {
 				f(fs)
 			}
+			if mode == ScaleSim {
+				at += scaleSimFoldCycles(t, p, df)
+				continue
+			}
 			done := fs.start + int64(t) + int64(fs.rows) + int64(fs.cols) - 1
 			end = max(end, done)
 			at += int64(t)
 		}
+	}
+	if mode == ScaleSim {
+		return at - 1
 	}
 	return end
 }
@@ -111,8 +136,9 @@ func SystolicCycles(d GEMMDims, p int, df Dataflow, mode FoldMode) int64 {
 // array and records per-row occupancy. In Streamed mode it equals Eq. 5
 // whenever the last fold fills the array (its spatial dimensions are
 // multiples of P) or, more generally, when no earlier fold finishes later;
-// otherwise it is smaller, since Eq. 5 charges a full 2P-1 drain.
-// StepGEMM is the register-level reference it is tested against.
+// otherwise it is smaller, since Eq. 5 charges a full 2P-1 drain. In
+// ScaleSim mode it equals ScaleSimCycles. StepGEMM is the register-level
+// reference it is tested against.
 func SimulateGEMM(d GEMMDims, p int, df Dataflow, mode FoldMode) (SystolicResult, error) {
 	if err := CheckSystolic(d, p); err != nil {
 		return SystolicResult{}, err
@@ -130,11 +156,15 @@ func SimulateGEMM(d GEMMDims, p int, df Dataflow, mode FoldMode) (SystolicResult
 			tl.Stages[r].Mark(s, s+int64(fs.cols-1)+int64(t))
 		}
 	})
-	tl.Close(cycles)
+	span := cycles
+	if mode == ScaleSim {
+		span++ // the demand cycles SCALE-Sim counts before its minus 1
+	}
+	tl.Close(span)
 	macs := d.MACs()
 	return SystolicResult{
 		Dims: d, P: p, Dataflow: df, Mode: mode, Cycles: cycles, Folds: folds, MACs: macs,
-		Utilization: float64(macs) / (float64(p) * float64(p) * float64(cycles)),
+		Utilization: float64(macs) / (float64(p) * float64(p) * float64(span)),
 		Eq5:         Eq5Cycles(d, p, df), Timeline: tl,
 	}, nil
 }

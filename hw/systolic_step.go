@@ -13,7 +13,10 @@ package hw
 // rows (W columns) enter row r skewed by r and move right; partial sums
 // move down and leave the bottom row into an accumulator over folds. A
 // moving value carries its fold, so a PE uses that fold's stationary value
-// (the shadow register of the Streamed mode).
+// (the shadow register of the Streamed mode). In ScaleSim mode it runs
+// SCALE-Sim's fold schedule but keeps its own count: one past a write the
+// cycle after the last MAC, 2 more than SCALE-Sim's when the last fold
+// fills the array.
 func StepGEMM(d GEMMDims, p int, df Dataflow, mode FoldMode, w, x []float64) (cycles int64, out []float64, tl Timeline) {
 	_, cols, t := foldShape(d, df)
 	type fold struct {

@@ -68,9 +68,9 @@ func printTimeline(out io.Writer, tl *hw.Timeline, maxRows int) {
 
 func newHWSystolicCmd() *cobra.Command {
 	var (
-		m, k, n, p       int
-		dataflow         string
-		separate, asJSON bool
+		m, k, n, p                 int
+		dataflow                   string
+		separate, scaleSim, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "systolic",
@@ -79,10 +79,17 @@ func newHWSystolicCmd() *cobra.Command {
 of N x K (N output features) on a P x P array, in 003 Eq. 5's terms the
 weight a x b = N x K times the input b x c = K x M. By default folds stream
 back to back (PPOAccel; Eq. 5 is then the closed form); --separate-folds gives
-each fold its own preload, fill and drain.`,
-		Example: `  rlx hw systolic --m 64 --k 256 --n 256 --p 16 --dataflow ws --json`,
-		Args:    usageArgs(cobra.NoArgs),
+each fold its own preload, fill and drain, charging a partial fold only the
+rows and columns it uses; --scalesim counts as SCALE-Sim v2 does (each fold
+padded to the whole array, T + 2P - 2 cycles, T + 3P - 2 with the WS/IS
+preload, the total reported minus 1) to compare with its figures.`,
+		Example: `  rlx hw systolic --m 64 --k 256 --n 256 --p 16 --dataflow ws --json
+  rlx hw systolic --m 64 --k 11 --n 64 --p 16 --dataflow ws --scalesim`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if separate && scaleSim {
+				return usagef("--separate-folds and --scalesim both choose how folds are counted: give one of them")
+			}
 			df, err := hw.ParseDataflow(dataflow)
 			if err != nil {
 				return usageError{err}
@@ -92,8 +99,11 @@ each fold its own preload, fill and drain.`,
 				return usageError{fmt.Errorf("--m %d --k %d --n %d --p %d: %w", m, k, n, p, err)}
 			}
 			mode := hw.Streamed
-			if separate {
+			switch {
+			case separate:
 				mode = hw.Separate
+			case scaleSim:
+				mode = hw.ScaleSim
 			}
 			r, err := hw.SimulateGEMM(d, p, df, mode)
 			if err != nil {
@@ -117,7 +127,11 @@ each fold its own preload, fill and drain.`,
 					Rows        []rowJSON `json:"rows"`
 				}{hwSystolicSchema, m, k, n, p, df.String(), mode.String(), r.Cycles, r.Folds, r.Utilization, r.MACs, r.Eq5, rows(&r.Timeline)})
 			}
-			fmt.Fprintf(out, "GEMM M=%d K=%d N=%d on %dx%d %s, %s folds\n", m, k, n, p, p, df, mode)
+			how := mode.String() + " folds"
+			if mode == hw.ScaleSim {
+				how = "folds counted as SCALE-Sim v2 (padded, total minus 1)"
+			}
+			fmt.Fprintf(out, "GEMM M=%d K=%d N=%d on %dx%d %s, %s\n", m, k, n, p, p, df, how)
 			fmt.Fprintf(out, "cycles %d (Eq. 5: %d), folds %d, MACs %d, PE utilization %.1f%%\n", r.Cycles, r.Eq5, r.Folds, r.MACs, 100*r.Utilization)
 			printTimeline(out, &r.Timeline, 32)
 			return nil
@@ -130,6 +144,7 @@ each fold its own preload, fill and drain.`,
 	f.IntVar(&p, "p", 16, "P: the array is P x P")
 	f.StringVar(&dataflow, "dataflow", "ns", "ns (output stationary), ws or is")
 	f.BoolVar(&separate, "separate-folds", false, "each fold pays its own preload, fill and drain")
+	f.BoolVar(&scaleSim, "scalesim", false, "count cycles as SCALE-Sim v2 (folds padded to the array, total minus 1)")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+hwSystolicSchema+")")
 	return cmd
 }

@@ -62,6 +62,44 @@ func TestHWSystolicSeparateFolds(t *testing.T) {
 	}
 }
 
+// TestHWSystolicScaleSimJSON: --scalesim --json reports mode "scalesim"
+// and SCALE-Sim v2's count, here the Hopper 11 -> 64 layer at batch 64 on
+// WS, whose folds use 11 of 16 rows but are charged whole.
+func TestHWSystolicScaleSimJSON(t *testing.T) {
+	out, err := execute(t, newHWCmd(), "systolic", "--m", "64", "--k", "11", "--n", "64", "--p", "16", "--dataflow", "ws", "--scalesim", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Schema      string  `json:"schema"`
+		Mode        string  `json:"mode"`
+		Dataflow    string  `json:"dataflow"`
+		Cycles      int64   `json:"cycles"`
+		Folds       int     `json:"folds"`
+		Utilization float64 `json:"utilization"`
+		Eq5         int64   `json:"eq5_cycles"`
+		Rows        []struct {
+			BusyCycles int64 `json:"busy_cycles"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	// ceil(11/16) ceil(64/16) folds of T + 3P - 2 = 64 + 46, minus 1.
+	if j.Schema != hwSystolicSchema || j.Mode != "scalesim" || j.Dataflow != "WS" || j.Cycles != 4*110-1 || j.Folds != 4 ||
+		j.Eq5 != 4*64+31 || j.Utilization <= 0 || j.Utilization > 1 || len(j.Rows) != 16 || j.Rows[11].BusyCycles != 0 {
+		t.Errorf("%+v", j)
+	}
+	if want := hw.ScaleSimCycles(hw.GEMMDims{A: 64, B: 11, C: 64}, 16, hw.WS); j.Cycles != want {
+		t.Errorf("cycles %d, ScaleSimCycles %d", j.Cycles, want)
+	}
+	// Hopper 64 -> 3, NS: 4 folds of 3 used rows, each b + 2P - 2 = 94.
+	out, err = execute(t, newHWCmd(), "systolic", "--m", "64", "--k", "64", "--n", "3", "--p", "16", "--scalesim")
+	if err != nil || !strings.Contains(out, "SCALE-Sim v2") || !strings.Contains(out, "cycles 375 ") {
+		t.Errorf("text output: %v\n%s", err, out)
+	}
+}
+
 func TestHWGAE(t *testing.T) {
 	out, err := execute(t, newHWCmd(), "gae", "--t", "1024", "--n", "64", "--pes", "64", "--lookahead", "2", "--json")
 	if err != nil {
@@ -94,6 +132,7 @@ func TestHWUsageErrors(t *testing.T) {
 		{"gae", "--t", "4", "--n", "4", "--lookahead", "0"},
 		{"gae", "--t", "4", "--n", "4", "--clock-mhz", "-1"},
 		{"systolic", "--m", "x"},
+		{"systolic", "--m", "4", "--k", "4", "--n", "4", "--separate-folds", "--scalesim"},
 	} {
 		_, err := execute(t, newHWCmd(), args...)
 		var ue usageError
