@@ -91,6 +91,10 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		SpeedupOverWorst: dse.Speedup(pl.Eval.GPS, worst.GPS),
 		Columns:          [2]string{"learner", "RMM"},
 		Unit:             "GPS",
+		Bottleneck:       pl.Eval.Bottleneck,
+		LoopSeconds:      pl.Eval.LoopS,
+		LoopLatency:      pl.Eval.LatencyS,
+		Depth:            pl.Eval.Depth,
 	}
 	for _, k := range hw.Kinds {
 		v.Table = append(v.Table, DeviceThroughput{

@@ -246,6 +246,17 @@ type MappingView struct {
 	// Unit is the unit of PredictedGPS and of All's figures: "GPS" for
 	// off-policy runs, "IPS" for PPO.
 	Unit string
+	// Bottleneck names what bounds the running mapping's prediction: a
+	// unit ("learner", "rmm", "storage", "pcie-gpu", "pcie-fpga") or
+	// "dependency", the chain of D steps (off-policy).
+	Bottleneck string
+	// LoopSeconds is one gradient step's dependency chain on idle units
+	// (sampling to priority update, transfers included), LoopLatency the
+	// PCIe transfer latency in it, and Depth the D batches sampled ahead:
+	// the strict loop (D = 1) takes the whole chain per step, sampling
+	// ahead hides it (000 §V-A). Off-policy only.
+	LoopSeconds, LoopLatency float64
+	Depth                    int
 }
 
 // DeviceThroughput is one row of the primitive-platform table.

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,37 @@ func relaxedDRun(index, depth int, env string, simGPS float64, meanStale float64
 	s.Counters.Episodes = episodes
 	s.Learning = engine.Learning{Meaningful: env == "CartPole-v1", Mean100: ret}
 	s.Replay = engine.ReplayStats{MeanStaleness: meanStale, MaxStaleness: maxStale}
+	// F-C-F with a 200 us chain, 10 us of it PCIe latency, predicted at
+	// simGPS: the strict loop at 5000 GPS takes the whole chain.
+	s.Mapping = engine.MappingView{Chosen: "F-C-F", PredictedGPS: simGPS, Bottleneck: "rmm",
+		LoopSeconds: 200e-6, LoopLatency: 10e-6, Depth: depth}
 	return StepResult{Index: index, Title: env, Config: c, Final: s}
+}
+
+// TestRelaxedDHiddenChain checks the chain table: what sampling ahead
+// takes off each step's critical path is the chain less the predicted
+// step, and nothing when the step is the chain (the strict loop).
+func TestRelaxedDHiddenChain(t *testing.T) {
+	steps := []StepResult{
+		relaxedDRun(0, 1, "CartPole-v1", 5000, 0, 0, 1, 10),  // 200 us per step: the chain
+		relaxedDRun(1, 50, "CartPole-v1", 8000, 0, 0, 1, 10), // 125 us per step
+	}
+	r, err := Build(context.Background(), "relaxed-d", steps, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := r.Data.(RelaxedDData)
+	for i, want := range []float64{0, 75} {
+		if got := d.Rows[i].HiddenUS; math.Abs(got-want) > 1e-9 || d.Rows[i].Mapping != "F-C-F" || d.Rows[i].LatencyUS != 10 {
+			t.Errorf("row %d: hidden %v us, mapping %q, latency %v us; want %v us, F-C-F, 10", i, got, d.Rows[i].Mapping, d.Rows[i].LatencyUS, want)
+		}
+	}
+	if !strings.Contains(r.Markdown, "| 1. CartPole-v1 | 1 | F-C-F | 5000 | rmm | 200.0 | 10.0 | 0.0 |") {
+		t.Errorf("markdown lacks the D = 1 chain row:\n%s", r.Markdown)
+	}
+	if !strings.Contains(r.Markdown, "| 2. CartPole-v1 | 50 | F-C-F | 8000 | rmm | 200.0 | 10.0 | 75.0 |") {
+		t.Errorf("markdown lacks the D = 50 chain row")
+	}
 }
 
 // relaxedDSteps are the steps at D = 1, 10 and 50 given out of order, a
