@@ -26,8 +26,9 @@
 // busy intervals (Timeline, StageTrace), which a UI turns into busy/idle
 // strips with Bins in O(width + intervals): the RMM samplers and updaters
 // (SimulateRMM), the learner pipeline (SimulateLearner), the P x P systolic
-// array in NS, WS and IS with streamed or separate folds (SimulateGEMM,
-// checked against the register-level StepGEMM and 003 Eq. 5), and the GAE
+// array in NS, WS and IS with streamed, separate or SCALE-Sim-counted folds
+// (SimulateGEMM, checked against the register-level StepGEMM, 003 Eq. 5 and
+// SCALE-Sim v2's per-fold count), and the GAE
 // processing elements with k-step lookahead (SimulateGAE, 004).
 //
 // Invariants: every Timeline interval lies in [0, Cycles); streamed GEMM
