@@ -125,7 +125,7 @@ func TestFanoutOpsAndSteps(t *testing.T) {
 		"FindBatch ns/index",
 		"SetBatch ns/index",
 		"### Live runs",
-		"| 2. K = 16 | CartPole-v1 | dqn | 16 | 100000 | 128 | 160 | 2400 |",
+		"| 2. K = 16 | CartPole-v1 | dqn | 16 | 100000 | 128 | 160 | 2.40k |",
 		"Step 3 did not run",
 	} {
 		if !strings.Contains(r.Markdown, s) {

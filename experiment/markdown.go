@@ -1,10 +1,10 @@
 package experiment
 
 import (
-	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // table builds a markdown table. Cells are written as given, with pipes
@@ -65,40 +65,25 @@ func (t *table) String() string {
 
 // dash stands for a value that does not exist: a cell lost from a paper,
 // a rate before anything ran.
-const dash = "–"
+const dash = units.Dash
 
-// num formats a throughput or time with about three significant digits
-// and no exponent below 10^9: 432277, 963, 1.21, 0.0123. Zero, NaN and Inf
-// (nothing measured) print as a dash.
+// num formats a throughput or time as units.SI does: 432k, 963, 1.21. In
+// the reports a zero is a figure nothing measured, so it prints as a dash
+// like NaN and Inf.
 func num(v float64) string {
-	switch a := math.Abs(v); {
-	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
+	if v == 0 {
 		return dash
-	case a >= 1e9:
-		return strconv.FormatFloat(v, 'e', 2, 64)
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	default:
-		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
+	return units.SI(v)
 }
 
-// speedup formats a ratio as "1.21x", with a dash for none.
+// speedup formats a ratio as units.Speedup does, "1.21x", with a dash for
+// none (zero: no baseline).
 func speedup(v float64) string {
-	switch {
-	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
+	if v == 0 {
 		return dash
-	case v >= 100:
-		return strconv.FormatFloat(v, 'f', 0, 64) + "x"
-	case v >= 10:
-		return strconv.FormatFloat(v, 'f', 1, 64) + "x"
-	default:
-		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
 	}
+	return units.Speedup(v)
 }
 
 // orDash returns s, or a dash when s is empty.
@@ -133,4 +118,4 @@ func yesNo(ok bool) string {
 }
 
 // percent formats a fraction as "12.3%".
-func percent(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+func percent(f float64) string { return units.Percent(f, 1) }

@@ -124,7 +124,7 @@ func TestTable5Model(t *testing.T) {
 	}
 
 	for _, s := range []string{
-		"| CartPole | DDPG | 32 | F-F-F | F-F-F | yes | 432277 |",
+		"| CartPole | DDPG | 32 | F-F-F | F-F-F | yes | 432k |",
 		"| Pong | DQN | 256 | G-C-C | G-C-C | yes |",
 		"| F-C-F 6.60x | F-C-F 12.0x | G-G-G 881x | G-G-G 997x |",
 		"rlx reproduces 11 of 11 mappings.",
@@ -192,7 +192,7 @@ func TestTable5Measured(t *testing.T) {
 		t.Errorf("NotRun = %v, want [2]", d.NotRun)
 	}
 	for _, s := range []string{
-		"| 1. CartPole, batch 32 | CartPole-v1 | dqn | 32 | F-F-F | F-F-F | 2000 | 1700 | 1750 | 450 | FPGA learner (97% busy) | differs:",
+		"| 1. CartPole, batch 32 | CartPole-v1 | dqn | 32 | F-F-F | F-F-F | 2.00k | 1.70k | 1.75k | 450 | FPGA learner (97% busy) | differs:",
 		"| 2. Hopper, batch 256 | Hopper-workload | ddpg | 256 | G-F-G (set) | G-C-G | 498 | 500 | – | 75.0 | – | close:",
 		"| 4. Pong, batch 256 | Pong-workload | dqn | 256 | G-C-G | G-C-C |",
 		"| 5. CartPole, batch 64 | CartPole-v1 | dqn | 64 | – | – | – | – | – | – | – |",

@@ -5,7 +5,13 @@ import (
 	"strings"
 
 	"github.com/guptarohit/asciigraph"
+
+	"github.com/rlxdev/rlx/internal/units"
 )
+
+// finite reports whether v is neither NaN nor ±Inf: a point a chart can
+// plot, a total a bar can be scaled by.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // seriesStats are the true values of a series, not of the resampled plot.
 type seriesStats struct {
@@ -81,7 +87,7 @@ func plot(vals []float64, w, h int) string {
 			if math.Abs(v) < 1e-9*scale {
 				v = 0
 			}
-			return padLeft(si(v), chartLabelW)
+			return padLeft(units.SI(v), chartLabelW)
 		}),
 	}
 	// A series that barely moves would be stretched over the whole height,

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // chartsPane draws the throughput on both clocks and the episode return
@@ -76,10 +77,10 @@ func (p *chartsPane) specs() []chartSpec {
 	rn := rateName(s)
 	simSpan, hostSpan := "", ""
 	if n := len(h.SimTime); n > 1 {
-		simSpan = ", last " + simDur(h.SimTime[n-1]-h.SimTime[0])
+		simSpan = ", last " + units.Seconds(h.SimTime[n-1]-h.SimTime[0])
 	}
 	if n := len(h.HostTime); n > 1 {
-		hostSpan = ", last " + simDur(h.HostTime[n-1]-h.HostTime[0])
+		hostSpan = ", last " + units.Seconds(h.HostTime[n-1]-h.HostTime[0])
 	}
 	ret := chartSpec{
 		title: "episode return, mean of 100 (per snapshot)",
@@ -90,7 +91,7 @@ func (p *chartsPane) specs() []chartSpec {
 	if len(s.Learning.Losses) > 0 {
 		parts := make([]string, len(s.Learning.Losses))
 		for i, l := range s.Learning.Losses {
-			parts[i] = l.Name + " " + si(l.Value)
+			parts[i] = l.Name + " " + units.SI(l.Value)
 		}
 		ret.extra = "losses: " + strings.Join(parts, " · ")
 	}
@@ -190,7 +191,7 @@ func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 	lines := []string{st.Strong.Render(spec.title)}
 	if stats.n > 0 {
 		lines = append(lines, st.Text.Render(fmt.Sprintf("last %s · min %s · max %s %s",
-			si(stats.last), si(stats.min), si(stats.max), spec.unit)))
+			units.SI(stats.last), units.SI(stats.min), units.SI(stats.max), spec.unit)))
 	} else {
 		lines = append(lines, st.Muted.Render(spec.empty))
 	}

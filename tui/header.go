@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // headerWide is the width from which the header fits on one line.
@@ -64,11 +65,11 @@ func (m *Model) header() []string {
 			simRate, hostRate = s.Sim.IPS, s.Host.IPS
 		}
 		how = append(how,
-			st.Text.Render("sim ")+st.Strong.Render(si(simRate)+" "+rn),
-			st.Text.Render("host ")+st.Strong.Render(si(hostRate)+" "+rn),
-			st.Muted.Render(fmt.Sprintf("%s host · %s sim", hostDur(s.HostElapsed), simDur(s.SimElapsed))),
+			st.Text.Render("sim ")+st.Strong.Render(units.SI(simRate)+" "+rn),
+			st.Text.Render("host ")+st.Strong.Render(units.SI(hostRate)+" "+rn),
+			st.Muted.Render(fmt.Sprintf("%s host · %s sim", units.Duration(s.HostElapsed), units.Seconds(s.SimElapsed))),
 			st.Muted.Render(fmt.Sprintf("env steps %s · grad steps %s · episodes %s",
-				count(s.Counters.EnvSteps), count(s.Counters.GradSteps), count(s.Counters.Episodes))),
+				units.Count(s.Counters.EnvSteps), units.Count(s.Counters.GradSteps), units.Count(s.Counters.Episodes))),
 		)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // mappingPane shows the device mapping design-space exploration chose (000
@@ -120,7 +121,7 @@ func stepTime(sec float64) string {
 	if !(sec > 0) {
 		return "cannot"
 	}
-	return simDur(sec)
+	return units.Seconds(sec)
 }
 
 func (p *mappingPane) render(focused bool) string {
@@ -145,23 +146,23 @@ func (p *mappingPane) render(focused bool) string {
 	}
 	unit, second, letters := mappingLabels(*m)
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
-		st.Text.Render(fmt.Sprintf(" · predicted %s %s", fixed(m.PredictedGPS), unit)))
+		st.Text.Render(fmt.Sprintf(" · predicted %s %s", units.Fixed(m.PredictedGPS), unit)))
 	// The prediction is the learner's and the RMM's; on the live platform
 	// another unit (the actors, a link) may set the pace.
 	if b := s.Busiest; b.Device != "" {
-		lead, unitName := "live %s %s · busiest unit ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, pct(b.Utilization))
+		lead, unitName := "live %s %s · busiest unit ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, units.Percent(b.Utilization, 0))
 		if narrow {
-			lead, unitName = "now %s %s · ", fmt.Sprintf("%s %s %s", b.Device, b.Stage, pct(b.Utilization))
+			lead, unitName = "now %s %s · ", fmt.Sprintf("%s %s %s", b.Device, b.Stage, units.Percent(b.Utilization, 0))
 		}
-		top = append(top, st.Text.Render(fmt.Sprintf(lead, fixed(liveRate(s, unit)), unit))+st.Strong.Render(unitName))
+		top = append(top, st.Text.Render(fmt.Sprintf(lead, units.Fixed(liveRate(s, unit)), unit))+st.Strong.Render(unitName))
 	}
 	if m.SecondBest != "" || m.Worst != "" {
-		second := fmt.Sprintf("×%s over 2nd best %s", fixedX(m.SpeedupOver), m.SecondBest)
-		worst := fmt.Sprintf("×%s over worst %s", fixedX(m.SpeedupOverWorst), m.Worst)
+		second := fmt.Sprintf("×%s over 2nd best %s", units.SI(m.SpeedupOver), m.SecondBest)
+		worst := fmt.Sprintf("×%s over worst %s", units.SI(m.SpeedupOverWorst), m.Worst)
 		// A mapping set by hand reads best against the exploration's
 		// fastest prediction.
 		if best, ok := bestMapping(*m); ok && best.Mapping != m.Chosen && m.PredictedGPS > 0 {
-			second = fmt.Sprintf("DSE best %s: ×%s this", best.Mapping, fixedX(best.GPS/m.PredictedGPS))
+			second = fmt.Sprintf("DSE best %s: ×%s this", best.Mapping, units.SI(best.GPS/m.PredictedGPS))
 		}
 		if narrow {
 			top = append(top, st.Text.Render(second), st.Text.Render(worst))
@@ -195,10 +196,10 @@ func (p *mappingPane) render(focused bool) string {
 		if i == p.sel && focused {
 			mark = "▸ "
 		}
-		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, fixed(mg.GPS), mg.Bottleneck)
+		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, units.Fixed(mg.GPS), mg.Bottleneck)
 		tag := ""
 		if mg.Mapping == m.Chosen {
-			tag = " ◀ now " + fixed(liveRate(s, unit))
+			tag = " ◀ now " + units.Fixed(liveRate(s, unit))
 		}
 		switch {
 		case i == p.sel && focused:
@@ -266,17 +267,6 @@ func bestMapping(m engine.MappingView) (engine.MappingGPS, bool) {
 		return engine.MappingGPS{}, false
 	}
 	return m.All[0], true // All is sorted best first
-}
-
-// fixedX formats a speedup factor: 1.21, 341.
-func fixedX(v float64) string {
-	if !finite(v) {
-		return "–"
-	}
-	if v >= 100 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
 }
 
 // mappingLabels names what the mapping pane shows: the unit of the

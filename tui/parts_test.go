@@ -134,28 +134,6 @@ func TestBusyBins(t *testing.T) {
 	}
 }
 
-func TestPct(t *testing.T) {
-	cases := map[float64]string{0: "0%", 0.004: "<1%", 1e-9: "<1%", 0.005: "1%", 0.5: "50%", 1: "100%", math.NaN(): "–"}
-	for v, want := range cases {
-		if got := pct(v); got != want {
-			t.Errorf("pct(%v) = %q, want %q", v, got, want)
-		}
-	}
-}
-
-func TestSI(t *testing.T) {
-	cases := map[float64]string{
-		0: "0", 0.5124: "0.51", 5.123: "5.12", 12.34: "12.3", 173: "173", 999.4: "999",
-		999.6: "1.00k", 12_345: "12.3k", 2.835e6: "2.83M", 3.085e9: "3.08G", -4.21: "-4.21",
-		0.001: "1.0e-03", math.NaN(): "–", math.Inf(1): "–",
-	}
-	for v, want := range cases {
-		if got := si(v); got != want {
-			t.Errorf("si(%v) = %q, want %q", v, got, want)
-		}
-	}
-}
-
 // TestLayoutTiles checks every size from the minimum up, with and without a
 // walkthrough (its narrative focused, and the config, which may take the
 // narrative's slot): panes stay on the screen, never overlap, and the wide

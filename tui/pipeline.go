@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // pipelinePane draws each simulated device's stages (learner pipeline
@@ -128,7 +129,7 @@ func (p *pipelinePane) render() string {
 		if headed(d) {
 			head := st.Strong.Render(d.Name)
 			if ownWindow(d) {
-				head += st.Muted.Render(fmt.Sprintf("  %s … %s", simDur(d.From), simDur(d.To)))
+				head += st.Muted.Render(fmt.Sprintf("  %s … %s", units.Seconds(d.From), units.Seconds(d.To)))
 			}
 			lines = append(lines, head)
 		}
@@ -144,17 +145,17 @@ func (p *pipelinePane) render() string {
 				renderOcc(&b, kinds, styles)
 				pt.muted.add(&b, "▏")
 			}
-			b.WriteString(st.Text.Render(fmt.Sprintf("%*s", pctW, pct(sv.Utilization))))
+			b.WriteString(st.Text.Render(fmt.Sprintf("%*s", pctW, units.Percent(sv.Utilization, 0))))
 			lines = append(lines, b.String())
 		}
 	}
 	lines = append(lines, st.Muted.Render(fmt.Sprintf("window %s … %s of sim time · █▓▒░ busy share of a cell · idle",
-		simDur(d0.From), simDur(d0.To))))
+		units.Seconds(d0.From), units.Seconds(d0.To))))
 	if len(s.Queues) > 0 {
 		lines = append(lines, st.Strong.Render("Queues")+st.Muted.Render(" (host rates)"))
 		for _, q := range s.Queues {
 			lines = append(lines, st.Text.Render(fmt.Sprintf("  %s  %d/%d  in %s/s  out %s/s",
-				q.Name, q.Len, q.Cap, si(q.InPerSec), si(q.OutPerSec))))
+				q.Name, q.Len, q.Cap, units.SI(q.InPerSec), units.SI(q.OutPerSec))))
 		}
 	}
 
@@ -170,7 +171,7 @@ func (p *pipelinePane) Note() string {
 		return "sim clock"
 	}
 	d := p.snap.Devices[0]
-	note := "sim clock, last " + simDur(d.To-d.From)
+	note := "sim clock, last " + units.Seconds(d.To-d.From)
 	if below := p.lines - p.offset - p.h; below > 0 {
 		note += fmt.Sprintf(" · ↓ %d more", below)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // View renders the pane's inner w x h cells, cached until its inputs change.
@@ -47,7 +48,7 @@ func (p *treePane) Note() string {
 		return "latest walk"
 	}
 	t := &p.shown.Tree
-	return fmt.Sprintf("K=%d · height %d · root Σ %s", t.Fanout, t.Height, si(t.Levels[0][0]))
+	return fmt.Sprintf("K=%d · height %d · root Σ %s", t.Fanout, t.Height, units.SI(t.Levels[0][0]))
 }
 
 // treeLabelW is the width of the "L2  " row labels.
@@ -87,7 +88,7 @@ func (p *treePane) render() string {
 	lines := make([]string, 0, p.h+8)
 	// The target marker: the walk ends where the prefix sum crosses u, the
 	// same column on every level.
-	lines = append(lines, markerLine(st, walk.U, total, cellsW, "u="+si(walk.U)))
+	lines = append(lines, markerLine(st, walk.U, total, cellsW, "u="+units.SI(walk.U)))
 
 	styles := p.cellStyles()
 	for l := range t.Levels {
@@ -140,7 +141,7 @@ func (p *treePane) walkLine(t *engine.TreeView, step int) string {
 	if p.frozen {
 		state = "frozen, ←/→ steps"
 	}
-	return st.Strong.Render("walk") + st.Text.Render(fmt.Sprintf(" u = %s of Σ %s → %s", si(walk.U), si(walk.Total), leaf)) +
+	return st.Strong.Render("walk") + st.Text.Render(fmt.Sprintf(" u = %s of Σ %s → %s", units.SI(walk.U), units.SI(walk.Total), leaf)) +
 		st.Muted.Render(fmt.Sprintf(" · level %d of %d · %s", min(step, len(walk.Steps)), len(walk.Steps), state))
 }
 
@@ -191,7 +192,7 @@ func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
 	// Under the cells: └── partial Σ ──┘ over the children left of the one
 	// taken, then the child taken.
 	under := strings.Repeat(" ", treeLabelW)
-	label := "partial Σ " + si(ws.Partial)
+	label := "partial Σ " + units.SI(ws.Partial)
 	if takenLo >= len(label)+4 {
 		fill := takenLo - len(label) - 4
 		left := fill / 2
@@ -203,13 +204,13 @@ func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
 	if ws.Child >= 0 && ws.Child < len(ws.Children) {
 		taken = ws.Children[ws.Child]
 	}
-	under += st.CellTaken.Render(fmt.Sprintf("^ child %d (%s)", ws.Child, si(taken)))
+	under += st.CellTaken.Render(fmt.Sprintf("^ child %d (%s)", ws.Child, units.SI(taken)))
 	if takenLo < len(label)+4 {
 		under += st.Accent.Render(" after " + label)
 	}
 	_ = takenHi
 	return []string{
-		markerLine(st, ws.Target, sum, w, "target "+si(ws.Target)),
+		markerLine(st, ws.Target, sum, w, "target "+units.SI(ws.Target)),
 		cells.String(),
 		under,
 	}
@@ -350,7 +351,7 @@ func (p *treePane) details(t *engine.TreeView, step int) []string {
 		}
 		out = append(out, st.Target.Render(fmt.Sprintf("L%d", ws.Level))+st.Text.Render(fmt.Sprintf(
 			" node %d: partial Σ %s + child %d (%s) > target %s → next target %s",
-			ws.Node, si(ws.Partial), ws.Child, si(taken), si(ws.Target), si(ws.Target-ws.Partial)))+edge)
+			ws.Node, units.SI(ws.Partial), ws.Child, units.SI(taken), units.SI(ws.Target), units.SI(ws.Target-ws.Partial)))+edge)
 	}
 	if len(t.Update) > 0 {
 		parts := make([]string, len(t.Update))
@@ -369,7 +370,7 @@ func (p *treePane) details(t *engine.TreeView, step int) []string {
 	for i := 0; i <= step && i < len(walk.Steps); i++ {
 		ws := walk.Steps[i]
 		out = append(out, st.Muted.Render(fmt.Sprintf("  L%d node %-6d target %-8s partial Σ %-8s → child %d of %d",
-			ws.Level, ws.Node, si(ws.Target), si(ws.Partial), ws.Child, len(ws.Children))))
+			ws.Level, ws.Node, units.SI(ws.Target), units.SI(ws.Partial), ws.Child, len(ws.Children))))
 	}
 	return out
 }
@@ -383,9 +384,9 @@ func childrenList(st *Styles, children []float64, taken, w int) string {
 	items := make([]string, len(children))
 	for i, v := range children {
 		if i == taken {
-			items[i] = "[" + si(v) + "]"
+			items[i] = "[" + units.SI(v) + "]"
 		} else {
-			items[i] = si(v)
+			items[i] = units.SI(v)
 		}
 	}
 	// Grow a window around the taken child while it fits.

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 // Update handles one message. It never blocks: starting and stopping runs
@@ -90,7 +91,7 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	m.applySnapshot(ev.Snapshot)
 	step := ""
 	if ev.Snapshot != nil {
-		step = fmt.Sprintf(" at step %s", count(ev.Snapshot.Counters.GradSteps))
+		step = fmt.Sprintf(" at step %s", units.Count(ev.Snapshot.Counters.GradSteps))
 	}
 	var cmd tea.Cmd
 	switch ev.Kind {

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -68,7 +69,7 @@ func (e *executed) outcome(dir string) error {
 	switch {
 	case e.interrupted:
 		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", dir,
-			fmtCount(e.final.Counters.EnvSteps), budget(e.final.Config))
+			units.Count(e.final.Counters.EnvSteps), budget(e.final.Config))
 	case e.runErr != nil:
 		return fmt.Errorf("the run failed: %v (partial results in %s)", e.runErr, dir)
 	}
@@ -161,8 +162,8 @@ func progressLine(s *engine.Snapshot) string {
 		rate, sim, unit = s.Host.IPS, s.Sim.IPS, "IPS"
 	}
 	line := fmt.Sprintf("%s %s steps · %s grad steps · host %s %s · sim %s %s (%s)",
-		s.HostElapsed.Round(time.Second), fmtCount(c.EnvSteps), fmtCount(c.GradSteps),
-		fmtRate(rate), unit, fmtRate(sim), unit, s.Mapping.Chosen)
+		units.Duration(s.HostElapsed), units.Count(c.EnvSteps), units.Count(c.GradSteps),
+		units.SI(rate), unit, units.SI(sim), unit, s.Mapping.Chosen)
 	if c.Episodes > 0 {
 		line += fmt.Sprintf(" · return %.1f", s.Learning.Mean100)
 	}
@@ -173,11 +174,11 @@ func progressLine(s *engine.Snapshot) string {
 func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 	c := s.Counters
 	fmt.Fprintf(w, "%s %s: %s, %s env steps, %s gradient steps, %s episodes\n",
-		s.Config.Env, s.Config.Algo, s.State, fmtCount(c.EnvSteps), fmtCount(c.GradSteps), fmtCount(c.Episodes))
+		s.Config.Env, s.Config.Algo, s.State, units.Count(c.EnvSteps), units.Count(c.GradSteps), units.Count(c.Episodes))
 	unit, sim, host := rateOf(report.NewRun(s))
-	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, fmtRate(s.Mapping.PredictedGPS), unit)
-	fmt.Fprintf(w, "throughput: host %s %s over %v, simulated %s %s over %.3g s\n",
-		fmtRate(host), unit, s.HostElapsed.Round(time.Millisecond), fmtRate(sim), unit, s.SimElapsed)
+	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, units.SI(s.Mapping.PredictedGPS), unit)
+	fmt.Fprintf(w, "throughput: host %s %s over %s, simulated %s %s over %s\n",
+		units.SI(host), unit, units.Seconds(s.HostElapsed.Seconds()), units.SI(sim), unit, units.Seconds(s.SimElapsed))
 	if b := s.Busiest; b.Device != "" {
 		fmt.Fprintf(w, "busiest simulated unit at the end: %s\n", b)
 	}
@@ -194,33 +195,9 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 func budget(cfg engine.Config) string {
 	switch {
 	case cfg.Steps > 0:
-		return fmtCount(cfg.Steps) + " steps"
+		return units.Count(cfg.Steps) + " steps"
 	case cfg.Duration > 0:
 		return cfg.Duration.String()
 	}
 	return "no budget"
-}
-
-func fmtCount(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2fG", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.2fM", float64(n)/1e6)
-	case n >= 1e4:
-		return fmt.Sprintf("%.1fk", float64(n)/1e3)
-	}
-	return fmt.Sprint(n)
-}
-
-func fmtRate(v float64) string {
-	switch {
-	case v >= 1e6:
-		return fmt.Sprintf("%.2fM", v/1e6)
-	case v >= 1e4:
-		return fmt.Sprintf("%.1fk", v/1e3)
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.3g", v)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
 	"github.com/rlxdev/rlx/internal/machine"
+	"github.com/rlxdev/rlx/internal/units"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -204,17 +205,17 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 		for _, s := range sum.Steps {
 			r := s.Run
 			unit, sim, host := rateOf(r)
-			ret := "–"
+			ret := units.Dash
 			if r.Summary.ReturnMean100 != nil && r.Summary.ReturnsMeaningful {
 				ret = fmt.Sprintf("%.1f", *r.Summary.ReturnMean100)
 			}
-			busiest := "–"
+			busiest := units.Dash
 			if u := r.Summary.Busiest; u != nil {
-				busiest = fmt.Sprintf("%s %s (%.0f%%)", u.Device, u.Stage, 100*u.Utilization)
+				busiest = fmt.Sprintf("%s %s (%s)", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 			}
 			fmt.Fprintf(&b, "| [%d. %s](%s/) | %s | %s | %s %s | %s | %s | %s | %s |\n",
 				s.Index, s.Title, s.Dir, configLine(r.Config), r.Mapping.Chosen,
-				fmtRate(r.Mapping.PredictedGPS), unit, fmtRate(sim), fmtRate(host), busiest, ret)
+				units.SI(r.Mapping.PredictedGPS), unit, units.SI(sim), units.SI(host), busiest, ret)
 		}
 		b.WriteString("\nThe rates are whole-run averages, warm-up included; each step's run.json and metrics.csv have the details.\n\n")
 	}
@@ -235,11 +236,11 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 		s := sum.Steps[i]
 		r := s.Run
 		unit, sim, host := rateOf(r)
-		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %.1f s of host time, %.3g s simulated): mapping %s (requested %s), predicted %s %s, simulated %s %s, host %s %s.",
-			r.State, fmtCount(r.Final.EnvSteps), r.Final.HostElapsedS, r.Final.SimElapsedS,
-			r.Mapping.Chosen, r.Mapping.Requested, fmtRate(r.Mapping.PredictedGPS), unit, fmtRate(sim), unit, fmtRate(host), unit)
+		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %s of host time, %s simulated): mapping %s (requested %s), predicted %s %s, simulated %s %s, host %s %s.",
+			r.State, units.Count(r.Final.EnvSteps), units.Seconds(r.Final.HostElapsedS), units.Seconds(r.Final.SimElapsedS),
+			r.Mapping.Chosen, r.Mapping.Requested, units.SI(r.Mapping.PredictedGPS), unit, units.SI(sim), unit, units.SI(host), unit)
 		if u := r.Summary.Busiest; u != nil {
-			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %.0f%% busy.", u.Device, u.Stage, 100*u.Utilization)
+			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %s busy.", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 		}
 		b.WriteString("\n\n")
 		fmt.Fprintf(&b, "![throughput](%s/throughput.png) ![occupancy](%s/occupancy.png)\n\n", s.Dir, s.Dir)
@@ -290,7 +291,7 @@ func writeStepsSummary(w io.Writer, p engine.Preset, sum stepsSummary, dir strin
 	for _, s := range sum.Steps {
 		unit, sim, host := rateOf(s.Run)
 		fmt.Fprintf(w, "  %d. %-40s %s  %s %s sim, %s host (%s)\n", s.Index, s.Title, s.Run.Mapping.Chosen,
-			fmtRate(sim), unit, fmtRate(host), s.Run.State)
+			units.SI(sim), unit, units.SI(host), s.Run.State)
 	}
 	if r := sum.Report; r != nil {
 		if r.Error != "" {

@@ -67,6 +67,7 @@ var mayImport = map[string][]string{
 	"internal/baseline": nil,
 	"internal/layering": nil,
 	"internal/machine":  nil,
+	"internal/units":    nil,
 	"presets":           nil,
 	"hw":                {"internal/yamldoc"},
 	"core/sumtree":      nil,
@@ -85,9 +86,9 @@ var mayImport = map[string][]string{
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
 	"report":            {"engine", "internal/machine"},
-	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine"},
-	"tui":               {"engine"},
-	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "sim", "core/*", "hw", "presets", "internal/machine"},
+	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/units"},
+	"tui":               {"engine", "internal/units"},
+	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "sim", "core/*", "hw", "presets", "internal/machine", "internal/units"},
 }
 
 // allowed reports whether pkg may import imp (both module-relative).

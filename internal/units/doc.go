@@ -1,0 +1,9 @@
+// Package units formats numbers for people: rates and sizes with three
+// significant digits and an SI suffix, counts, times on the simulated and
+// the host clock, percentages and speedups. The terminal UI, the batch
+// mode's summaries and the experiments' markdown reports print their
+// figures with it, so one figure reads the same wherever it appears.
+//
+// The JSON and CSV files keep full precision for machines and do not use
+// it. It imports nothing of the module, so any layer may use it.
+package units

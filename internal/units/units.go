@@ -1,0 +1,141 @@
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+)
+
+// Dash stands for a figure that does not exist: NaN or ±Inf, a rate
+// before anything ran.
+const Dash = "–"
+
+// finite reports whether v is neither NaN nor ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// SI formats v with three significant digits and an SI suffix: 173,
+// 12.3k, 2.84M, 5.12. Below 10 it keeps two decimals (0.51), below 0.01 it
+// switches to an exponent (1.0e-03), and from 999.5T on it writes the
+// count of T in e-notation (5.00e+03T). NaN and ±Inf print as Dash.
+func SI(v float64) string {
+	if !finite(v) {
+		return Dash
+	}
+	neg := v < 0
+	a := math.Abs(v)
+	suffix := ""
+	for _, s := range []string{"k", "M", "G", "T"} {
+		// 999.5 and up would round to 1000: print it as 1.00 of the next
+		// suffix instead.
+		if a < 999.5 {
+			break
+		}
+		a /= 1000
+		suffix = s
+	}
+	var out string
+	switch {
+	case a >= 999.5:
+		// Beyond the largest suffix.
+		out = strconv.FormatFloat(a, 'e', 2, 64)
+	case a == 0:
+		out = "0"
+	case a < 0.01:
+		out = strconv.FormatFloat(a, 'e', 1, 64)
+	case a < 9.995:
+		out = strconv.FormatFloat(a, 'f', 2, 64)
+	case a < 99.95:
+		out = strconv.FormatFloat(a, 'f', 1, 64)
+	default:
+		out = strconv.FormatFloat(a, 'f', 0, 64)
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out + suffix
+}
+
+// Count formats an integer count: every digit below ten thousand (512,
+// 4096), then SI (12.3k, 4.10M), where the last digits are noise to a
+// reader.
+func Count(n int64) string {
+	if n < 10_000 && n > -10_000 {
+		return strconv.FormatInt(n, 10)
+	}
+	return SI(float64(n))
+}
+
+// Fixed formats v with one decimal, for columns that line up on the
+// decimal point; Dash when it is not finite.
+func Fixed(v float64) string {
+	if !finite(v) {
+		return Dash
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// Speedup formats a ratio as SI digits and an "x": 1.21x, 12.0x, 881x;
+// Dash when it is not finite.
+func Speedup(v float64) string {
+	if !finite(v) {
+		return Dash
+	}
+	return SI(v) + "x"
+}
+
+// Percent formats a 0..1 fraction as a percentage with the given decimals:
+// 50%, 12.3%. A positive fraction that would round to zero prints as "<1%"
+// (or "<0.1%"...): busy, if briefly, is not the idle 0%. Dash when it is
+// not finite.
+func Percent(f float64, decimals int) string {
+	if !finite(f) {
+		return Dash
+	}
+	scale := math.Pow10(decimals)
+	r := math.Round(f*100*scale) / scale
+	if r == 0 {
+		if f > 0 {
+			return "<" + strconv.FormatFloat(1/scale, 'f', decimals, 64) + "%"
+		}
+		r = 0 // a small negative fraction rounds to -0: print 0
+	}
+	return strconv.FormatFloat(r, 'f', decimals, 64) + "%"
+}
+
+// Seconds formats a time in seconds, as the simulated clock keeps it,
+// with SI digits and a unit: 830 ns, 12.4 µs, 5.78 ms, 1.97 s. Dash when
+// it is not finite.
+func Seconds(sec float64) string {
+	if !finite(sec) {
+		return Dash
+	}
+	a := math.Abs(sec)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a < 1e-6:
+		return SI(sec*1e9) + " ns"
+	case a < 1e-3:
+		return SI(sec*1e6) + " µs"
+	case a < 1:
+		return SI(sec*1e3) + " ms"
+	default:
+		return SI(sec) + " s"
+	}
+}
+
+// Duration formats a host wall-clock duration to the second: 42s, 3m07s,
+// 1h02m. A run's wall time is read at a glance; sub-second precision is
+// the JSON's.
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
