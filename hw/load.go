@@ -111,6 +111,7 @@ func (p *Platform) validate() []problem {
 	if p.Link != nil {
 		p.Link.validate(&c, "link")
 	}
+	p.validatePower(&c)
 	return c.problems
 }
 

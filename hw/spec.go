@@ -71,6 +71,11 @@ type CPUSpec struct {
 	// RMMThreads is the number of threads of the CPU replay manager when it
 	// shares the CPU with the learner (000 §VI-B: 1).
 	RMMThreads int `yaml:"rmm_threads"`
+	// Power is the electrical power of the CPU sockets and MemoryPower that
+	// of their DRAM modules (000 §VII-E counts the CPU and its DDR); nil
+	// when the platform models no power (see Platform.Watts).
+	Power       *PowerSpec `yaml:"power"`
+	MemoryPower *PowerSpec `yaml:"memory_power"`
 }
 
 // GPUSpec describes a GPU (000 Table IV, 003 §2.4).
@@ -100,6 +105,9 @@ type GPUSpec struct {
 	// GEMMTiles lists the square output tile edges a GEMM library may pick
 	// (one thread block per tile).
 	GEMMTiles []int `yaml:"gemm_tiles"`
+	// Power is the electrical power of the board, its memory included; nil
+	// when the platform models no power.
+	Power *PowerSpec `yaml:"power"`
 }
 
 // FPGASpec describes a multi-die FPGA board (000 Table IV and §VI-A2).
@@ -143,6 +151,18 @@ type FPGASpec struct {
 	// BRAMKbits is the size of one block RAM; BRAMPortBytes its port width.
 	BRAMKbits     float64 `yaml:"bram_kbits"`
 	BRAMPortBytes int     `yaml:"bram_port_bytes"`
+	// Power is the electrical power of the board, its DDR included; nil
+	// when the platform models no power.
+	Power *PowerSpec `yaml:"power"`
+}
+
+// PowerSpec is the electrical power of a device in watts: IdleW when it is
+// powered but does no work, ActiveW when it is busy all of the time. A
+// device busy a fraction u of the time draws IdleW + (ActiveW - IdleW) x u
+// (PowerSpec.WattsAt; the model of docs/models.md "Power").
+type PowerSpec struct {
+	IdleW   float64 `yaml:"idle_w"`
+	ActiveW float64 `yaml:"active_w"`
 }
 
 // SLRSpec is the resource budget of one super logic region.

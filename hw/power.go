@@ -1,0 +1,151 @@
+package hw
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// The power model (000 §VII-E; docs/models.md "Power"). A device busy a
+// fraction u of the time draws
+//
+//	P = idle + (active - idle) x u,
+//
+// with idle and active the figures of its PowerSpec, and a platform draws
+// the sum over the devices that are counted. Which devices count is the
+// caller's reading of 000 (core/dse.CountedDevices); hw only adds up.
+
+// WattsAt returns the power, in watts, of the device when it is busy a
+// fraction busy of the time: IdleW at 0, ActiveW at 1, linear between. It
+// does not clamp busy; Platform.Watts checks it.
+func (s PowerSpec) WattsAt(busy float64) float64 {
+	return s.IdleW + (s.ActiveW-s.IdleW)*busy
+}
+
+// DevicePower returns the power figures of the device of kind k: for the
+// CPU, those of its sockets and of its DRAM modules added up. ok is false
+// when the platform has no such device or gives no power figures for it.
+func (p *Platform) DevicePower(k Kind) (s PowerSpec, ok bool) {
+	switch k {
+	case CPU:
+		if p.CPU == nil || p.CPU.Power == nil || p.CPU.MemoryPower == nil {
+			return PowerSpec{}, false
+		}
+		return PowerSpec{
+			IdleW:   p.CPU.Power.IdleW + p.CPU.MemoryPower.IdleW,
+			ActiveW: p.CPU.Power.ActiveW + p.CPU.MemoryPower.ActiveW,
+		}, true
+	case GPU:
+		if p.GPU == nil || p.GPU.Power == nil {
+			return PowerSpec{}, false
+		}
+		return *p.GPU.Power, true
+	case FPGA:
+		if p.FPGA == nil || p.FPGA.Power == nil {
+			return PowerSpec{}, false
+		}
+		return *p.FPGA.Power, true
+	}
+	return PowerSpec{}, false
+}
+
+// Watts returns the electrical power of the platform in watts, in total and
+// per device kind. A device with used[k] false is not counted: it adds 0
+// and its busy[k] is not read. A used device of kind k, busy a fraction
+// busy[k] of the time, adds DevicePower(k).WattsAt(busy[k]); the total is
+// the sum in Kinds order.
+//
+// It returns an error when a used device is absent from the platform or
+// has no power figures, or when its busy fraction is not in [0, 1].
+func (p *Platform) Watts(used [NumKinds]bool, busy [NumKinds]float64) (total float64, per [NumKinds]float64, err error) {
+	for _, k := range Kinds {
+		if !used[k] {
+			continue
+		}
+		s, ok := p.DevicePower(k)
+		if !ok {
+			return 0, [NumKinds]float64{}, fmt.Errorf("platform %q gives no power figures for the %s: add %s (idle_w, active_w) to its device file", p.Name, k, powerFields(k))
+		}
+		u := busy[k]
+		if math.IsNaN(u) || u < 0 || u > 1 {
+			return 0, [NumKinds]float64{}, fmt.Errorf("%s busy fraction = %g is out of range: must be 0..1", k, u)
+		}
+		per[k] = s.WattsAt(u)
+		total += per[k]
+	}
+	return total, per, nil
+}
+
+// powerFields names the YAML sections that hold the power figures of a
+// device of kind k.
+func powerFields(k Kind) string {
+	if k == CPU {
+		return "cpu.power and cpu.memory_power"
+	}
+	return strings.ToLower(k.String()) + ".power"
+}
+
+// validatePower checks the power sections of the devices. They are
+// optional, but a platform that gives any must give them for every device
+// it has (the CPU both power and memory_power), each with idle_w and
+// active_w in watts, idle_w > 0 and active_w >= idle_w. A missing section
+// is reported at its device, a missing figure at its section.
+func (p *Platform) validatePower(c *checker) {
+	type section struct {
+		path string
+		spec *PowerSpec
+		// device is the path of the device that holds the section.
+		device string
+	}
+	var all []section
+	if p.CPU != nil {
+		all = append(all, section{"cpu.power", p.CPU.Power, "cpu"}, section{"cpu.memory_power", p.CPU.MemoryPower, "cpu"})
+	}
+	if p.GPU != nil {
+		all = append(all, section{"gpu.power", p.GPU.Power, "gpu"})
+	}
+	if p.FPGA != nil {
+		all = append(all, section{"fpga.power", p.FPGA.Power, "fpga"})
+	}
+	given := ""
+	for _, s := range all {
+		if s.spec != nil {
+			given = s.path
+			break
+		}
+	}
+	if given == "" {
+		return
+	}
+	for _, s := range all {
+		if s.spec == nil {
+			c.add(s.device, "%s is missing: the platform gives %s, so every device needs its power figures (idle_w and active_w in watts)", s.path, given)
+			continue
+		}
+		s.spec.validate(c, s.path)
+	}
+}
+
+// maxWatts bounds a single power figure; no device of a platform draws
+// 100 kW.
+const maxWatts = 1e5
+
+func (s *PowerSpec) validate(c *checker, at string) {
+	figure := func(name string, v float64) bool {
+		if v == 0 {
+			// A powered device never draws 0 W: 0 is a figure left out.
+			c.add(at, "%s.%s is missing or 0: give the figure in watts (> 0), with its source", at, name)
+			return false
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > maxWatts {
+			c.add(at+"."+name, "%s.%s = %g is out of range: must be > 0 and at most %g", at, name, v, float64(maxWatts))
+			return false
+		}
+		return true
+	}
+	idleOK := figure("idle_w", s.IdleW)
+	activeOK := figure("active_w", s.ActiveW)
+	if idleOK && activeOK && s.ActiveW < s.IdleW {
+		c.add(at+".active_w", "%s.active_w = %g is below idle_w = %g: a busy device draws at least its idle power", at, s.ActiveW, s.IdleW)
+	}
+}
