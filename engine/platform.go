@@ -95,6 +95,8 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		LoopSeconds:      pl.Eval.LoopS,
 		LoopLatency:      pl.Eval.LatencyS,
 		Depth:            pl.Eval.Depth,
+		Watts:            pl.Eval.Watts,
+		GPSPerWatt:       pl.Eval.GPSPerWatt,
 	}
 	for _, k := range hw.Kinds {
 		v.Table = append(v.Table, DeviceThroughput{
@@ -106,7 +108,8 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		})
 	}
 	for _, ev := range r.Evals {
-		v.All = append(v.All, MappingGPS{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck})
+		v.All = append(v.All, MappingGPS{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck,
+			Watts: ev.Watts, GPSPerWatt: ev.GPSPerWatt})
 	}
 	sortMappings(v.All)
 	if d := r.Arch.Design(); d != nil {

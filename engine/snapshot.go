@@ -257,6 +257,9 @@ type MappingView struct {
 	// ahead hides it (000 §V-A). Off-policy only.
 	LoopSeconds, LoopLatency float64
 	Depth                    int
+	// Watts and GPSPerWatt are the running mapping's modelled power and
+	// efficiency (000 §VII-E); 0 when not modelled.
+	Watts, GPSPerWatt float64
 }
 
 // DeviceThroughput is one row of the primitive-platform table.
@@ -272,7 +275,11 @@ type DeviceThroughput struct {
 type MappingGPS struct {
 	Mapping    string
 	GPS        float64
-	Bottleneck string // "learner", "rmm" or "transfer"
+	Bottleneck string // a unit ("learner", "rmm", "storage", "pcie-gpu", "pcie-fpga") or "dependency"
+	// Watts is the platform's modelled power running the mapping and
+	// GPSPerWatt its efficiency (000 §VII-E); 0 when the platform gives
+	// no power figures, and for PPO.
+	Watts, GPSPerWatt float64
 }
 
 // FPGAParams are the FPGA architecture parameters chosen (000 §VI-A2).

@@ -37,6 +37,10 @@ type Mapping struct {
 	SpeedupOver      float64             `json:"speedup_over_second_best"`
 	Worst            string              `json:"worst"`
 	SpeedupOverWorst float64             `json:"speedup_over_worst"`
+	// Watts and GPSPerWatt are the running mapping's modelled power and
+	// efficiency (000 §VII-E, docs/models.md); 0 when not modelled.
+	Watts      float64 `json:"watts"`
+	GPSPerWatt float64 `json:"gps_per_watt"`
 	FPGA             engine.FPGAParams   `json:"fpga"`
 	Table            []TableRow          `json:"table"`
 	All              []engine.MappingGPS `json:"all"`
@@ -129,7 +133,7 @@ func NewRun(final *engine.Snapshot) Run {
 	r.Mapping = Mapping{
 		Requested: m.Requested, Chosen: m.Chosen, PredictedGPS: m.PredictedGPS,
 		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
-		FPGA: m.FPGA, All: m.All, Note: m.Note,
+		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
 	}
 	for _, t := range m.Table {
 		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))

@@ -145,8 +145,12 @@ func (p *mappingPane) render(focused bool) string {
 		req = s.Config.Mapping.String()
 	}
 	unit, second, letters := mappingLabels(*m)
+	power := ""
+	if m.Watts > 0 && !narrow {
+		power = fmt.Sprintf(" · %s W, %s %s/W", units.SI(m.Watts), units.SI(m.GPSPerWatt), unit)
+	}
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
-		st.Text.Render(fmt.Sprintf(" · predicted %s %s", units.Fixed(m.PredictedGPS), unit)))
+		st.Text.Render(fmt.Sprintf(" · predicted %s %s", units.Fixed(m.PredictedGPS), unit)+power))
 	// The prediction is the learner's and the RMM's; on the live platform
 	// another unit (the actors, a link) may set the pace.
 	if b := s.Busiest; b.Device != "" {
@@ -187,8 +191,14 @@ func (p *mappingPane) render(focused bool) string {
 
 	// The mapping list gets what is left, scrolled to keep the selection.
 	var list []string
+	// A GPS/W column when the platform models power and the pane has room.
+	perWatt := !narrow && len(m.All) > 0 && m.All[0].Watts > 0
 	if len(m.All) > 0 {
-		list = append(list, st.Strong.Render(fmt.Sprintf("  %-5s %7s  %-8s", letters, "pred.", "bound by")))
+		head := fmt.Sprintf("  %-5s %7s  %-10s", letters, "pred.", "bound by")
+		if perWatt {
+			head += fmt.Sprintf(" %6s", unit+"/W")
+		}
+		list = append(list, st.Strong.Render(head))
 	}
 	rows := make([]string, len(m.All))
 	for i, mg := range m.All {
@@ -196,7 +206,10 @@ func (p *mappingPane) render(focused bool) string {
 		if i == p.sel && focused {
 			mark = "▸ "
 		}
-		line := fmt.Sprintf("%s%-5s %7s  %-8s", mark, mg.Mapping, units.Fixed(mg.GPS), mg.Bottleneck)
+		line := fmt.Sprintf("%s%-5s %7s  %-10s", mark, mg.Mapping, units.Fixed(mg.GPS), mg.Bottleneck)
+		if perWatt {
+			line += fmt.Sprintf(" %6s", units.SI(mg.GPSPerWatt))
+		}
 		tag := ""
 		if mg.Mapping == m.Chosen {
 			tag = " ◀ now " + units.Fixed(liveRate(s, unit))

@@ -101,7 +101,7 @@ func choose(v *engine.MappingView, name string) {
 	var others []engine.MappingGPS
 	for _, a := range v.All { // best first
 		if a.Mapping == name {
-			v.PredictedGPS = a.GPS
+			v.PredictedGPS, v.Watts, v.GPSPerWatt = a.GPS, a.Watts, a.GPSPerWatt
 		} else {
 			others = append(others, a)
 		}
@@ -410,10 +410,18 @@ func hopperMapping(requested string) engine.MappingView {
 			{Device: "GPU", LearnerTP: 2.835e6, RMMTP: 1.345e7, LearnerSec: 5.77902e-3, RMMSec: 1.21825e-3},
 			{Device: "FPGA", LearnerTP: 8.343e4, RMMTP: 3.085e9, LearnerSec: 0.19638988, RMMSec: 5.31e-6},
 		},
+		// With the power of the Table IV platform (rlx dse, watts and GPS/W).
+		Watts: 513, GPSPerWatt: 0.337,
 		All: []engine.MappingGPS{
-			{Mapping: "G-F-G", GPS: 173.0, Bottleneck: "learner"}, {Mapping: "G-G-G", GPS: 142.9, Bottleneck: "learner"}, {Mapping: "G-C-G", GPS: 127.9, Bottleneck: "rmm"},
-			{Mapping: "F-C-F", GPS: 5.1, Bottleneck: "learner"}, {Mapping: "F-G-F", GPS: 5.1, Bottleneck: "learner"}, {Mapping: "F-F-F", GPS: 5.1, Bottleneck: "learner"},
-			{Mapping: "C-C-C", GPS: 0.5, Bottleneck: "learner"}, {Mapping: "C-G-C", GPS: 0.5, Bottleneck: "learner"}, {Mapping: "C-F-C", GPS: 0.5, Bottleneck: "learner"},
+			{Mapping: "G-F-G", GPS: 173.0, Bottleneck: "learner", Watts: 513, GPSPerWatt: 0.337},
+			{Mapping: "G-G-G", GPS: 142.9, Bottleneck: "learner", Watts: 496, GPSPerWatt: 0.288},
+			{Mapping: "G-C-G", GPS: 127.9, Bottleneck: "rmm", Watts: 433, GPSPerWatt: 0.295},
+			{Mapping: "F-C-F", GPS: 5.1, Bottleneck: "learner", Watts: 471, GPSPerWatt: 0.0108},
+			{Mapping: "F-G-F", GPS: 5.1, Bottleneck: "learner", Watts: 482, GPSPerWatt: 0.0106},
+			{Mapping: "F-F-F", GPS: 5.1, Bottleneck: "learner", Watts: 471, GPSPerWatt: 0.0108},
+			{Mapping: "C-C-C", GPS: 0.5, Bottleneck: "learner", Watts: 246, GPSPerWatt: 0.00207},
+			{Mapping: "C-G-C", GPS: 0.5, Bottleneck: "learner", Watts: 256, GPSPerWatt: 0.00198},
+			{Mapping: "C-F-C", GPS: 0.5, Bottleneck: "learner", Watts: 263, GPSPerWatt: 0.00193},
 		},
 		SecondBest: "G-G-G", SpeedupOver: 1.21,
 		Worst: "C-C-C", SpeedupOverWorst: 340.6,

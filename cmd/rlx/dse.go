@@ -114,6 +114,8 @@ type dseJSON struct {
 	Mapping    string        `json:"mapping"`
 	GPS        float64       `json:"gps"`
 	Bottleneck string        `json:"bottleneck"`
+	Watts      float64       `json:"watts"`
+	GPSPerWatt float64       `json:"gps_per_watt"`
 	SecondBest *mappingJSON  `json:"second_best"`
 	Worst      *mappingJSON  `json:"worst"`
 	OptimumGPS float64       `json:"optimum_gps"`
@@ -129,6 +131,8 @@ type mappingJSON struct {
 	GPS        float64 `json:"gps"`
 	Speedup    float64 `json:"speedup,omitempty"`
 	Bottleneck string  `json:"bottleneck,omitempty"`
+	Watts      float64 `json:"watts,omitempty"`
+	GPSPerWatt float64 `json:"gps_per_watt,omitempty"`
 	Infeasible string  `json:"infeasible,omitempty"`
 }
 
@@ -154,6 +158,7 @@ func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
 	j := dseJSON{
 		Schema: dseSchema, Env: c.Env, Algo: c.Algo, Batch: c.Batch,
 		Mapping: r.Decision.Mapping.String(), GPS: r.Chosen.GPS, Bottleneck: r.Chosen.Bottleneck,
+		Watts: r.Chosen.Watts, GPSPerWatt: r.Chosen.GPSPerWatt,
 		OptimumGPS: r.Optimum.GPS, PrunedGPU: r.Decision.PrunedGPU, Tie: r.Decision.Tie,
 		TableUS: tableJSON{Learner: map[string]float64{}, RMM: map[string]float64{}},
 	}
@@ -168,7 +173,8 @@ func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
 		j.TableUS.RMM[strings.ToLower(k.String())] = 1e6 * r.Table.Seconds[dse.RMM][k]
 	}
 	for _, ev := range r.Evals {
-		j.Mappings = append(j.Mappings, mappingJSON{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck, Infeasible: ev.Infeasible})
+		j.Mappings = append(j.Mappings, mappingJSON{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck,
+			Watts: ev.Watts, GPSPerWatt: ev.GPSPerWatt, Infeasible: ev.Infeasible})
 	}
 	j.FPGA = fpgaJSON{S: r.Arch.RMM.S, RMMResources: r.Arch.RMM.Resources, RMMBudget: r.Arch.RMMBudget, LearnerBudget: r.Arch.LearnerBudget}
 	if l := r.Arch.Learner; l != nil {
@@ -176,6 +182,22 @@ func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
 		j.FPGA.Stages, j.FPGA.LearnerResources = len(l.StageCycles), l.Resources
 	}
 	return j
+}
+
+// watts and gpsPerWatt print a power figure, or "-" where the platform
+// gives none.
+func watts(w float64) string {
+	if w <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", w)
+}
+
+func gpsPerWatt(e float64) string {
+	if e <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.3g", e)
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -191,7 +213,7 @@ func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error 
 	for _, k := range hw.Kinds {
 		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.4g\t%.4g\n", k, 1e6*r.Table.Seconds[dse.Learner][k], 1e6*r.Table.Seconds[dse.RMM][k], r.Table.TP[dse.Learner][k], r.Table.TP[dse.RMM][k])
 	}
-	fmt.Fprintf(tw, "\nmapping (L-R-S)\tGPS\tbottleneck\t\n")
+	fmt.Fprintf(tw, "\nmapping (L-R-S)\tGPS\tbottleneck\tW\tGPS/W\t\n")
 	for _, ev := range r.Evals {
 		mark := ""
 		if ev.Mapping == r.Decision.Mapping {
@@ -201,7 +223,7 @@ func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error 
 			fmt.Fprintf(tw, "%s\t-\t%s\t%s\n", ev.Mapping, ev.Infeasible, mark)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\n", ev.Mapping, ev.GPS, ev.Bottleneck, mark)
+		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\t%s\t%s\n", ev.Mapping, ev.GPS, ev.Bottleneck, watts(ev.Watts), gpsPerWatt(ev.GPSPerWatt), mark)
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "\nmapping %s: %.1f GPS (optimum over all mappings %.1f)\n", r.Decision.Mapping, r.Chosen.GPS, r.Optimum.GPS)

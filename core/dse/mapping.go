@@ -46,6 +46,11 @@ type Eval struct {
 	LoopS, LatencyS float64
 	// Depth is the D the loop ran with.
 	Depth int
+	// Watts is the platform's power running the mapping at GPS and
+	// GPSPerWatt its efficiency (000 §VII-E, MappingPower), each device
+	// busy as its busiest unit; both 0 when the platform gives no power
+	// figures.
+	Watts, GPSPerWatt float64
 	// Bottleneck names the stage with the largest time.
 	Bottleneck string
 	// Infeasible says why GPS is 0, empty otherwise.
@@ -119,7 +124,27 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 		}
 	}
 	ev.GPS = 1 / worst
+	ev.Watts, ev.GPSPerWatt = evalPower(p, ev)
 	return ev
+}
+
+// evalPower returns the power of ev's mapping at its rate: each device is
+// as busy as the busiest of its units (the learner with an RMM that shares
+// the GPU, the RMM, the storage's gather), a unit busy its step time per
+// step. A platform without power figures gives 0, 0.
+func evalPower(p *hw.Platform, ev Eval) (watts, gpsPerWatt float64) {
+	var busy [hw.NumKinds]float64
+	for _, u := range []struct {
+		k hw.Kind
+		s float64
+	}{{ev.Mapping.Learner, ev.LearnerS}, {ev.Mapping.RMM, ev.RMMS}, {ev.Mapping.Storage, ev.StorageS}} {
+		busy[u.k] = max(busy[u.k], min(1, u.s*ev.GPS))
+	}
+	sp, err := MappingPower(p, ev.Mapping, ev.GPS, busy)
+	if err != nil {
+		return 0, 0
+	}
+	return sp.Watts, sp.GPSPerWatt
 }
 
 // Decision is the output of the mapping algorithm with its evidence.

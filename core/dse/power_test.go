@@ -200,3 +200,43 @@ func TestTableVIIPower(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// TestEvaluateCarriesPower checks that every feasible mapping of the
+// exploration has its power and GPS/W, each device as busy as its busiest
+// unit: the chosen mapping's watts lie between all its counted devices
+// idle and all of them active, and GPS/W is GPS over watts.
+func TestEvaluateCarriesPower(t *testing.T) {
+	p := tableIV(t)
+	r := explore(t, p, "Hopper", 16384)
+	for _, ev := range r.Evals {
+		if ev.GPS == 0 {
+			continue
+		}
+		var idle, active float64
+		for k, used := range CountedDevices(ev.Mapping) {
+			if !used {
+				continue
+			}
+			s, _ := p.DevicePower(hw.Kind(k))
+			idle, active = idle+s.IdleW, active+s.ActiveW
+			if hw.Kind(k) == hw.CPU {
+				idle = idle - s.IdleW + s.ActiveW // 000 charges the CPU and DDR at TDP
+			}
+		}
+		if ev.Watts < idle || ev.Watts > active || math.Abs(ev.GPSPerWatt-ev.GPS/ev.Watts) > 1e-12*ev.GPSPerWatt {
+			t.Errorf("%s: %.1f W (counted devices %.1f..%.1f W), %.4g GPS/W at %.1f GPS", ev.Mapping, ev.Watts, idle, active, ev.GPSPerWatt, ev.GPS)
+		}
+	}
+	// A platform without power figures models none.
+	q := *p
+	cpu := *p.CPU
+	cpu.Power, cpu.MemoryPower = nil, nil
+	q.CPU = &cpu
+	e, err := hw.NewEstimator(&q, &r.Workload, r.Arch.Design())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := Evaluate(e, &r.Table, r.Chosen.Mapping); ev.GPS == 0 || ev.Watts != 0 || ev.GPSPerWatt != 0 {
+		t.Errorf("no CPU power figures: %.1f GPS, %.1f W, %.3g GPS/W; want a rate and no power", ev.GPS, ev.Watts, ev.GPSPerWatt)
+	}
+}
