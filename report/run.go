@@ -30,21 +30,21 @@ type Run struct {
 
 // Mapping is the device mapping of the run and the DSE's prediction for it.
 type Mapping struct {
-	Requested        string              `json:"requested"`
-	Chosen           string              `json:"chosen"`
-	PredictedGPS     float64             `json:"predicted_gps"`
-	SecondBest       string              `json:"second_best"`
-	SpeedupOver      float64             `json:"speedup_over_second_best"`
-	Worst            string              `json:"worst"`
-	SpeedupOverWorst float64             `json:"speedup_over_worst"`
+	Requested        string  `json:"requested"`
+	Chosen           string  `json:"chosen"`
+	PredictedGPS     float64 `json:"predicted_gps"`
+	SecondBest       string  `json:"second_best"`
+	SpeedupOver      float64 `json:"speedup_over_second_best"`
+	Worst            string  `json:"worst"`
+	SpeedupOverWorst float64 `json:"speedup_over_worst"`
 	// Watts and GPSPerWatt are the running mapping's modelled power and
 	// efficiency (000 §VII-E, docs/models.md); 0 when not modelled.
-	Watts      float64 `json:"watts"`
-	GPSPerWatt float64 `json:"gps_per_watt"`
-	FPGA             engine.FPGAParams   `json:"fpga"`
-	Table            []TableRow          `json:"table"`
-	All              []engine.MappingGPS `json:"all"`
-	Note             string              `json:"note,omitempty"`
+	Watts      float64             `json:"watts"`
+	GPSPerWatt float64             `json:"gps_per_watt"`
+	FPGA       engine.FPGAParams   `json:"fpga"`
+	Table      []TableRow          `json:"table"`
+	All        []engine.MappingGPS `json:"all"`
+	Note       string              `json:"note,omitempty"`
 }
 
 // TableRow is one device of the primitive-platform table (000 §VI-A3).
