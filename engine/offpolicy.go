@@ -111,6 +111,9 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
 		// The batches sampled ahead wait in the Data Queue (000 Fig. 7).
 		DataQueue: cfg.Depth,
+		// The actors feed the learner at the run's update interval, so
+		// the exploration charges them too: the live clock runs them.
+		EnvStepsPerStep: rc.UpdateInterval,
 	}
 	su.step.Apply(&w)
 	pl, err := sim.Place(p, w)

@@ -11,7 +11,16 @@ import (
 type rateWindow struct {
 	points    []ratePoint
 	host, sim Rates
+	// run samples the whole run, thinned to at most runPoints points by
+	// dropping every other one when full, so that the rates over the last
+	// quarter of the run (simRecent) need bounded memory on any run.
+	run       []ratePoint
+	simRecent Rates
 }
+
+// runPoints bounds rateWindow.run; the last quarter of a run is then
+// resolved to within 2/runPoints of its length.
+const runPoints = 256
 
 type ratePoint struct {
 	host, sim float64 // seconds on each clock
@@ -37,6 +46,35 @@ func (w *rateWindow) update(s *Snapshot) {
 	oc, pc := old.c, p.c
 	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
 	w.sim = rates(oc, pc, p.sim-old.sim, s.Config.Algo.OnPolicy())
+
+	if len(w.run) == runPoints {
+		for i := range runPoints / 2 {
+			w.run[i] = w.run[2*i]
+		}
+		w.run = w.run[:runPoints/2]
+	}
+	w.run = append(w.run, p)
+	w.simRecent = w.lastQuarter(s.Config.Algo.OnPolicy())
+}
+
+// lastQuarter returns the rates on the simulated clock from the first
+// sample at or past three quarters of the run's simulated time to the
+// latest: the rate once warm, which the exploration predicts.
+func (w *rateWindow) lastQuarter(ppo bool) Rates {
+	p := w.run[len(w.run)-1]
+	i, _ := slices.BinarySearchFunc(w.run, 0.75*p.sim, func(q ratePoint, t float64) int {
+		switch {
+		case q.sim < t:
+			return -1
+		case q.sim > t:
+			return 1
+		}
+		return 0
+	})
+	old := w.run[min(i, len(w.run)-1)]
+	oc, pc := old.c, p.c
+	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
+	return rates(oc, pc, p.sim-old.sim, ppo)
 }
 
 func rates(a, b Counters, dt float64, ppo bool) Rates {

@@ -294,7 +294,7 @@ func (g *gate) publish(st State) *Snapshot {
 		s.SimGradSteps = c.simGradSteps()
 	}
 	g.rates.update(s)
-	s.Host, s.Sim = g.rates.host, g.rates.sim
+	s.Host, s.Sim, s.SimRecent = g.rates.host, g.rates.sim, g.rates.simRecent
 	g.hist.add(s)
 	s.History = g.hist.clone()
 	g.r.latest.Store(s)

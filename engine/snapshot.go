@@ -65,6 +65,10 @@ type Snapshot struct {
 	SimGradSteps int64
 	Host         Rates // on the host wall clock
 	Sim          Rates // on the simulated platform clock
+	// SimRecent is the simulated clock's rates over the last quarter of
+	// the run's simulated time: the warm rate the exploration's
+	// prediction is for.
+	SimRecent Rates
 
 	Learning Learning
 	Replay   ReplayStats // zero for PPO

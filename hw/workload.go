@@ -122,6 +122,11 @@ type Workload struct {
 	Fanout int
 	// Actors is the number of actor threads.
 	Actors int
+	// EnvStepsPerStep is how many environment steps the actors take per
+	// gradient step (a run's update interval). 0 leaves the actors out of
+	// the exploration, as 000 §VI does: its mappings place the learner and
+	// the RMM, and its traffic rule counts one insert per actor per step.
+	EnvStepsPerStep int
 	// Depth is D, the batches the RMM samples ahead of the learner: batch
 	// k is sampled once the priorities of step k-D are updated (000 §V-A;
 	// §VII-B runs D = 50). 0 means 1, the strict loop of §II-A2.
@@ -220,6 +225,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("actors %d is out of range: must be 1..%d", w.Actors, MaxActors)
 	case w.DataPointBytes < 1:
 		return fmt.Errorf("data point size %d bytes is out of range: must be >= 1", w.DataPointBytes)
+	case w.EnvStepsPerStep < 0:
+		return fmt.Errorf("environment steps per gradient step = %d is out of range: must be >= 0 (0 leaves the actors out)", w.EnvStepsPerStep)
 	case w.Depth < 0 || w.Depth > MaxBatch:
 		return fmt.Errorf("depth D = %d is out of range: must be 0..%d (0 is the strict loop, D = 1)", w.Depth, MaxBatch)
 	case w.DataQueue < 0 || w.QueueSampleBytes < 0:

@@ -30,9 +30,14 @@ type Run struct {
 
 // Mapping is the device mapping of the run and the DSE's prediction for it.
 type Mapping struct {
-	Requested        string  `json:"requested"`
-	Chosen           string  `json:"chosen"`
+	Requested string `json:"requested"`
+	Chosen    string `json:"chosen"`
+	// PredictedGPS is the exploration's prediction for the mapping that
+	// ran, off-policy, in gradient steps per simulated second;
+	// PredictedIPS the same for PPO, in environment steps per simulated
+	// second (003). The other is 0.
 	PredictedGPS     float64 `json:"predicted_gps"`
+	PredictedIPS     float64 `json:"predicted_ips"`
 	SecondBest       string  `json:"second_best"`
 	SpeedupOver      float64 `json:"speedup_over_second_best"`
 	Worst            string  `json:"worst"`
@@ -46,6 +51,10 @@ type Mapping struct {
 	All        []engine.MappingGPS `json:"all"`
 	Note       string              `json:"note,omitempty"`
 }
+
+// Predicted returns the prediction in the run's own unit: IPS for PPO,
+// GPS otherwise.
+func (m Mapping) Predicted() float64 { return max(m.PredictedGPS, m.PredictedIPS) }
 
 // TableRow is one device of the primitive-platform table (000 §VI-A3).
 type TableRow struct {
@@ -74,6 +83,10 @@ type Summary struct {
 	// Whole-run averages: counters over elapsed time on each clock.
 	Host Rates `json:"host"`
 	Sim  Rates `json:"sim"`
+	// SimRecent is the simulated clock's rates over the last quarter of
+	// the run's simulated time, the warm rate mapping.predicted_gps or
+	// predicted_ips predicts.
+	SimRecent Rates `json:"sim_recent"`
 	// Returns of the last 100 episodes; meaningless (and flagged so) for
 	// workload environments.
 	ReturnsMeaningful bool     `json:"returns_meaningful"`
@@ -135,6 +148,9 @@ func NewRun(final *engine.Snapshot) Run {
 		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
 		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
 	}
+	if m.Unit == "IPS" {
+		r.Mapping.PredictedGPS, r.Mapping.PredictedIPS = 0, m.PredictedGPS
+	}
 	for _, t := range m.Table {
 		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
 	}
@@ -142,6 +158,8 @@ func NewRun(final *engine.Snapshot) Run {
 	simCounters := s.Counters
 	simCounters.GradSteps = s.SimGradSteps
 	r.Summary.Sim = average(simCounters, r.Final.SimElapsedS)
+	r.Summary.SimRecent = Rates(s.SimRecent)
+	r.Summary.SimRecent.IPS = r.Summary.SimRecent.SPS // as average counts it, for every algorithm
 	l := s.Learning
 	r.Summary.ReturnsMeaningful = l.Meaningful
 	if s.Counters.Episodes > 0 {

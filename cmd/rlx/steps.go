@@ -215,7 +215,7 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 			}
 			fmt.Fprintf(&b, "| [%d. %s](%s/) | %s | %s | %s %s | %s | %s | %s | %s |\n",
 				s.Index, s.Title, s.Dir, configLine(r.Config), r.Mapping.Chosen,
-				units.SI(r.Mapping.PredictedGPS), unit, units.SI(sim), units.SI(host), busiest, ret)
+				units.SI(r.Mapping.Predicted()), unit, units.SI(sim), units.SI(host), busiest, ret)
 		}
 		b.WriteString("\nThe rates are whole-run averages, warm-up included; each step's run.json and metrics.csv have the details.\n\n")
 	}
@@ -238,7 +238,7 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 		unit, sim, host := rateOf(r)
 		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %s of host time, %s simulated): mapping %s (requested %s), predicted %s %s, simulated %s %s, host %s %s.",
 			r.State, units.Count(r.Final.EnvSteps), units.Seconds(r.Final.HostElapsedS), units.Seconds(r.Final.SimElapsedS),
-			r.Mapping.Chosen, r.Mapping.Requested, units.SI(r.Mapping.PredictedGPS), unit, units.SI(sim), unit, units.SI(host), unit)
+			r.Mapping.Chosen, r.Mapping.Requested, units.SI(r.Mapping.Predicted()), unit, units.SI(sim), unit, units.SI(host), unit)
 		if u := r.Summary.Busiest; u != nil {
 			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %s busy.", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 		}

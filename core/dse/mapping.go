@@ -36,6 +36,10 @@ type Eval struct {
 	// bounds the pipelined loop (000 §V-A: with the relaxed dependency the
 	// stages overlap).
 	LearnerS, RMMS, StorageS, LinkGPUS, LinkFPGAS float64
+	// ActorsS is the actors' share of one step: EnvStepsPerStep
+	// environment steps, each with one policy inference on a CPU core,
+	// spread over the actors' cores; 0 when the workload leaves them out.
+	ActorsS float64
 	// LoopS is one step's dependency chain on idle units: sampling a batch,
 	// the indices to the storage, the gather, the rows to the learner,
 	// training, the TD errors back and the priority update. Batch k waits
@@ -94,11 +98,18 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 			link[k] += bytes
 		}
 	}
-	move(m.RMM, m.Storage, 4*int64(b))                               // sampled indices
-	move(m.Storage, m.Learner, w.BatchBytes(b))                      // sampled data
-	move(m.Learner, m.RMM, 8*int64(b))                               // indices and new priorities
-	move(hw.CPU, m.Storage, int64(w.Actors)*int64(w.DataPointBytes)) // inserted data
-	move(hw.CPU, m.RMM, 4*int64(w.Actors))                           // initial priorities
+	move(m.RMM, m.Storage, 4*int64(b))          // sampled indices
+	move(m.Storage, m.Learner, w.BatchBytes(b)) // sampled data
+	move(m.Learner, m.RMM, 8*int64(b))          // indices and new priorities
+	// Inserts per step: the run's environment steps, or one per actor
+	// (000 Algorithm 3 line 11) when the actors are left out.
+	inserts := int64(w.Actors)
+	if w.EnvStepsPerStep > 0 {
+		inserts = int64(w.EnvStepsPerStep)
+		ev.ActorsS = actorSeconds(e, w)
+	}
+	move(hw.CPU, m.Storage, inserts*int64(w.DataPointBytes)) // inserted data
+	move(hw.CPU, m.RMM, 4*inserts)                           // initial priorities
 	ev.LinkGPUS = e.Transfer(link[hw.GPU])
 	ev.LinkFPGAS = e.Transfer(link[hw.FPGA])
 	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
@@ -116,7 +127,7 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 		name string
 		s    float64
 	}{{"learner", ev.LearnerS}, {"rmm", ev.RMMS}, {"storage", ev.StorageS}, {"pcie-gpu", ev.LinkGPUS}, {"pcie-fpga", ev.LinkFPGAS},
-		{"dependency", ev.LoopS / float64(ev.Depth)}}
+		{"dependency", ev.LoopS / float64(ev.Depth)}, {"actors", ev.ActorsS}}
 	worst := 0.0
 	for _, st := range stages {
 		if st.s > worst {
@@ -126,6 +137,19 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	ev.GPS = 1 / worst
 	ev.Watts, ev.GPSPerWatt = evalPower(p, ev)
 	return ev
+}
+
+// actorSeconds returns the actors' time per gradient step: w's
+// environment steps per gradient step, each an environment step and a
+// policy inference on one CPU core (000 §IV-A), over w.Actors cores. A
+// platform that cannot run them charges nothing.
+func actorSeconds(e *hw.Estimator, w *hw.Workload) float64 {
+	env, err1 := e.Seconds(hw.CPU, hw.EnvStep, 1)
+	infer, err2 := e.Seconds(hw.CPU, hw.Inference, 1)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return float64(w.EnvStepsPerStep) * (env + infer) / float64(w.Actors)
 }
 
 // evalPower returns the power of ev's mapping at its rate: each device is

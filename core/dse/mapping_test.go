@@ -1,6 +1,7 @@
 package dse
 
 import (
+	"math"
 	"testing"
 
 	"github.com/rlxdev/rlx/hw"
@@ -106,5 +107,52 @@ func TestTableIIIMACs(t *testing.T) {
 	w, _ = Workload(pong, "DQN", 1)
 	if m := w.Nets[0].ForwardMACs() + w.Nets[1].ForwardMACs(); m < 18_000_000 || m > 19_500_000 {
 		t.Errorf("Pong online + target forward %d MACs, Table III 18.8M", m)
+	}
+}
+
+// TestActorsBoundTheExploration checks the actors' stage: a workload that
+// says how many environment steps the actors take per gradient step is
+// charged them, each an environment step and an inference on one CPU core,
+// spread over its actors; with slow enough steps they bound every mapping.
+// Without the count the actors are left out, as in 000 §VI.
+func TestActorsBoundTheExploration(t *testing.T) {
+	p := tableIV(t)
+	env, err := FindEnv("Hopper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Workload(env, "DDPG", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.EnvStepUS, w.EnvStepsPerStep = 20_000, 4 // 20 ms per environment step, 4 per gradient step
+	r, err := Explore(p, &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := hw.NewEstimator(p, &w, r.Arch.Design())
+	if err != nil {
+		t.Fatal(err)
+	}
+	infer, err := e.Seconds(hw.CPU, hw.Inference, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 4 * (20e-3 + infer) / float64(w.Actors)
+	for _, ev := range r.Evals {
+		if ev.GPS == 0 {
+			continue
+		}
+		if math.Abs(ev.ActorsS-want) > 1e-12 || ev.Bottleneck != "actors" || math.Abs(ev.GPS-1/want) > 1e-9*ev.GPS {
+			t.Errorf("%s: actors %.6g s per step (want %.6g), bound by %s at %.1f GPS", ev.Mapping, ev.ActorsS, want, ev.Bottleneck, ev.GPS)
+		}
+	}
+	w.EnvStepsPerStep = 0
+	r, err = Explore(p, &w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Chosen.ActorsS != 0 || r.Chosen.Bottleneck == "actors" {
+		t.Errorf("actors left out: %.3g s per step, bound by %s", r.Chosen.ActorsS, r.Chosen.Bottleneck)
 	}
 }
