@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/presets"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -145,7 +147,14 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 			fmt.Fprintf(stderr, "experiment %s: %v\n", p.Name, err)
 		}
 	}
-	page := comparisonMarkdown(secs, len(exps), opt)
+	fmt.Fprintln(stderr, "claims: the papers' quantitative claims against the models")
+	t0 := time.Now()
+	claims := comparedClaims{err: ctx.Err()}
+	if claims.err == nil {
+		claims.markdown, claims.err = comparisonClaims()
+	}
+	claims.elapsed = time.Since(t0)
+	page := comparisonMarkdown(secs, len(exps), opt, claims)
 	if err := report.WriteFile(filepath.Dir(doc), filepath.Base(doc), []byte(page)); err != nil {
 		return err
 	}
@@ -155,13 +164,37 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 		return fmt.Errorf("interrupted: %d of %d experiments ran; the page has what they measured", len(secs), len(exps))
 	case failed > 0:
 		return fmt.Errorf("%d of %d experiments failed; the page says which", failed, len(exps))
+	case claims.err != nil:
+		return fmt.Errorf("the claims did not complete: %w; the page says so", claims.err)
 	}
 	return nil
 }
 
+// comparedClaims is the claims section of the comparison page.
+type comparedClaims struct {
+	markdown string
+	err      error
+	elapsed  time.Duration
+}
+
+// comparisonClaims renders every quantitative claim of the seed papers
+// beside the models' figures on the default platform, as rlx dse --claims
+// computes them (docs/dse.md "Claims").
+func comparisonClaims() (string, error) {
+	p, err := engine.LoadPlatform("")
+	if err != nil {
+		return "", err
+	}
+	cs, err := dse.Claims(p, presets.SeedTables())
+	if err != nil {
+		return "", err
+	}
+	return claimsMarkdown(cs), nil
+}
+
 // comparisonMarkdown is the comparison page: a header saying how it was
-// made, a contents table, and each experiment's report.
-func comparisonMarkdown(secs []comparedSection, total int, opt compareOptions) string {
+// made, a contents table, each experiment's report and the claims list.
+func comparisonMarkdown(secs []comparedSection, total int, opt compareOptions, claims comparedClaims) string {
 	var b bytes.Buffer
 	b.WriteString(comparisonMarker + "\n\n")
 	b.WriteString("# rlx against the seed papers\n\n")
@@ -201,6 +234,12 @@ func comparisonMarkdown(secs []comparedSection, total int, opt compareOptions) s
 		}
 		fmt.Fprintf(&b, "| [%s](#%s) | %s | %.0f s | %s |\n", s.preset.Name, anchor(s.preset.Name), s.preset.Summary, s.elapsed.Seconds(), status)
 	}
+	status := "ok"
+	if claims.err != nil {
+		status = "failed (see its section)"
+	}
+	fmt.Fprintf(&b, "| [claims](#claims) | 000, 001 §5.1.4, 003: every quantitative claim the models address, the paper's figure beside the model's (`rlx dse --claims`) | %.0f s | %s |\n",
+		claims.elapsed.Seconds(), status)
 	b.WriteString("\n")
 	for _, s := range secs {
 		fmt.Fprintf(&b, "## %s\n\n", s.preset.Name)
@@ -211,6 +250,12 @@ func comparisonMarkdown(secs []comparedSection, total int, opt compareOptions) s
 		if s.err != nil {
 			fmt.Fprintf(&b, "*The experiment did not complete: %s.*\n\n", oneLine(s.err.Error()))
 		}
+	}
+	b.WriteString("## claims\n\n")
+	if claims.err != nil {
+		fmt.Fprintf(&b, "*The claims did not complete: %s.*\n", oneLine(claims.err.Error()))
+	} else {
+		b.WriteString(strings.TrimSpace(claims.markdown) + "\n")
 	}
 	return b.String()
 }

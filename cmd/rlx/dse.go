@@ -4,17 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/units"
+	"github.com/rlxdev/rlx/presets"
 	"github.com/spf13/cobra"
 )
 
 // dseSchema versions the JSON of `rlx dse` (docs/dse.md).
 const dseSchema = "rlx.dse/v1"
+
+// claimsSchema versions the JSON of `rlx dse --claims` (docs/dse.md).
+const claimsSchema = "rlx.dse.claims/v1"
 
 // loadPlatform is engine.LoadPlatform for --devices; a bad file or name is
 // a usage error: it is the user's input.
@@ -31,6 +38,7 @@ func newDSECmd() *cobra.Command {
 		env, algo, devices string
 		batch              int
 		asJSON, sweep      bool
+		claims             bool
 	)
 	cmd := &cobra.Command{
 		Use:   "dse",
@@ -39,10 +47,14 @@ func newDSECmd() *cobra.Command {
 the FPGA architecture exploration (DP, PI, f, S), the primitive-platform
 performance table, the mapping algorithm (Algorithm 3) and the throughput
 of every learner-RMM mapping, with the speedups of the chosen one.
---sweep runs the grid of 000 Table V. Times are on the simulated platform
-(--devices, default: the embedded Table IV platform).`,
+--sweep runs the grid of 000 Table V. --claims lists every quantitative
+claim of seeds 000, 001 §5.1.4 and 003 that the models address, the
+paper's figure beside the model's, and counts those within a factor of 2.
+Times are on the simulated platform (--devices, default: the embedded
+Table IV platform, the one the claims' notes describe).`,
 		Example: `  rlx dse --env Hopper --algo DDPG --batch 16384
-  rlx dse --sweep --json`,
+  rlx dse --sweep --json
+  rlx dse --claims`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := loadPlatform(devices)
@@ -50,6 +62,21 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if claims {
+				for _, f := range []string{"sweep", "env", "batch", "algo"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--claims lists the papers' claims: leave out --%s", f)
+					}
+				}
+				cs, err := dse.Claims(p, presets.SeedTables())
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return writeJSON(out, claimsJSON{Schema: claimsSchema, Claims: cs})
+				}
+				return printClaims(out, p, cs)
+			}
 			if sweep {
 				if cmd.Flags().Changed("env") || cmd.Flags().Changed("batch") {
 					return usagef("--sweep runs the Table V grid: leave out --env and --batch")
@@ -102,7 +129,105 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml) or an embedded platform name; default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")
+	f.BoolVar(&claims, "claims", false, "list the papers' quantitative claims beside the models' figures (JSON schema "+claimsSchema+")")
 	return cmd
+}
+
+// claimsJSON is the JSON of rlx dse --claims.
+type claimsJSON struct {
+	Schema string      `json:"schema"`
+	Claims []dse.Claim `json:"claims"`
+}
+
+// claimNum formats a claim's figure: SI digits from 10000 up (13.8k,
+// 278k), four significant digits below (1005, 10.5, 0.2174).
+func claimNum(v float64) string {
+	if math.Abs(v) >= 1e4 {
+		return units.SI(v)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// claimRange formats a claim's range, one figure when its ends agree.
+func claimRange(lo, hi float64) string {
+	a, b := claimNum(lo), claimNum(hi)
+	if a == b {
+		return a
+	}
+	return a + ".." + b
+}
+
+// claimsTally counts the claims that are not fitted and, of those, the
+// ones within a factor of 2.
+func claimsTally(cs []dse.Claim) (within, counted, fitted int) {
+	for _, c := range cs {
+		switch {
+		case c.Fitted:
+			fitted++
+		case c.WithinFactor2():
+			within++
+			counted++
+		default:
+			counted++
+		}
+	}
+	return within, counted, fitted
+}
+
+// claimsRule states the factor-2 rule the summaries apply.
+const claimsRule = "each end of rlx's range within a factor of 2 of the same end of the paper's: " +
+	"paper_low/2 <= rlx_low <= 2 paper_low and paper_high/2 <= rlx_high <= 2 paper_high"
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func printClaims(out io.Writer, p *hw.Platform, cs []dse.Claim) error {
+	fmt.Fprintf(out, "Quantitative claims of seeds 000, 001 §5.1.4 and 003 against rlx's models on %s (simulated platform)\n\n", p.Name)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "id\tsource\tpaper\trlx\tunit\twithin 2x\tfitted")
+	for _, c := range cs {
+		fit := ""
+		if c.Fitted {
+			fit = "fitted"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, c.Source, claimRange(c.PaperLow, c.PaperHigh), claimRange(c.RlxLow, c.RlxHigh),
+			c.Unit, yesNo(c.WithinFactor2()), fit)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	within, counted, fitted := claimsTally(cs)
+	fmt.Fprintf(out, "\n%d of %d non-fitted claims are within a factor of 2 (%s); %d fitted claims match by construction and are not counted.\n",
+		within, counted, claimsRule, fitted)
+	fmt.Fprintf(out, "\nmisses (%d):\n", counted-within)
+	for _, c := range cs {
+		if c.Fitted || c.WithinFactor2() {
+			continue
+		}
+		fmt.Fprintf(out, "  %s: paper %s, rlx %s %s. %s\n", c.ID, claimRange(c.PaperLow, c.PaperHigh), claimRange(c.RlxLow, c.RlxHigh), c.Unit, c.Note)
+	}
+	return nil
+}
+
+// claimsMarkdown is the claims section of the comparison page: the
+// tally, the rule and a row per claim.
+func claimsMarkdown(cs []dse.Claim) string {
+	var b strings.Builder
+	within, counted, fitted := claimsTally(cs)
+	fmt.Fprintf(&b, "Every quantitative claim of seeds 000, 001 §5.1.4 and 003 that rlx's models address, the paper's figure beside the model's on the Table IV platform (`rlx dse --claims`; docs/dse.md \"Claims\"). "+
+		"**%d of %d** non-fitted claims are within a factor of 2, %s. %d fitted claims (a constant back-computed from the same table) match by construction and are not counted.\n\n",
+		within, counted, claimsRule, fitted)
+	b.WriteString("| id | source | claim | paper | rlx | unit | within 2x | fitted | note |\n|---|---|---|---:|---:|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	for _, c := range cs {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c.ID, cell(c.Source), cell(c.Statement),
+			claimRange(c.PaperLow, c.PaperHigh), claimRange(c.RlxLow, c.RlxHigh), cell(c.Unit), yesNo(c.WithinFactor2()), yesNo(c.Fitted), cell(c.Note))
+	}
+	return b.String()
 }
 
 // dseJSON is one configuration's result in the stable JSON form.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rlxdev/rlx/core/dse"
 )
 
 // execute runs a constructed command with args and returns its stdout.
@@ -123,5 +125,115 @@ func TestDSEUsageErrors(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: %v is not a usage error", args, err)
 		}
+	}
+}
+
+func TestDSEClaimsJSON(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--claims", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Schema string           `json:"schema"`
+		Claims []map[string]any `json:"claims"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if j.Schema != claimsSchema || claimsSchema != "rlx.dse.claims/v1" {
+		t.Errorf("schema %q", j.Schema)
+	}
+	ids := map[string]bool{}
+	for _, c := range j.Claims {
+		for _, f := range []string{"id", "source", "statement", "paper_low", "paper_high", "rlx_low", "rlx_high", "unit", "fitted", "note"} {
+			if _, ok := c[f]; !ok {
+				t.Errorf("claim %v has no %q", c["id"], f)
+			}
+		}
+		id, _ := c["id"].(string)
+		if ids[id] {
+			t.Errorf("claim %s twice", id)
+		}
+		ids[id] = true
+	}
+	for _, id := range []string{"000-f12-update-fpga-vs-gpu", "000-gpu-sharing-cost", "000-t7-gpsw-gain", "000-f14-rllib-pong", "003-t2-pong-t-512"} {
+		if !ids[id] {
+			t.Errorf("no claim %s", id)
+		}
+	}
+}
+
+func TestDSEClaimsText(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--claims")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"000-t7-power-hopper", "non-fitted claims are within a factor of 2", "paper_low/2 <= rlx_low", "misses (", "Miss: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, args := range [][]string{{"--claims", "--sweep"}, {"--claims", "--env", "Hopper"}, {"--claims", "--batch", "32"}} {
+		_, err := execute(t, newDSECmd(), args...)
+		var ue usageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%q: %v is not a usage error", args, err)
+		}
+	}
+}
+
+func TestClaimsSummary(t *testing.T) {
+	cs := []dse.Claim{
+		{ID: "a", PaperLow: 1, PaperHigh: 1, RlxLow: 1.5, RlxHigh: 1.5, Unit: "x", Note: "How."},
+		{ID: "b", PaperLow: 1, PaperHigh: 1, RlxLow: 3, RlxHigh: 3, Unit: "x", Note: "How. Miss: why."},
+		{ID: "c", PaperLow: 1, PaperHigh: 1, RlxLow: 9, RlxHigh: 9, Unit: "x", Fitted: true, Note: "Fitted."},
+	}
+	within, counted, fitted := claimsTally(cs)
+	if within != 1 || counted != 2 || fitted != 1 {
+		t.Errorf("tally %d of %d, %d fitted; want 1 of 2, 1 fitted", within, counted, fitted)
+	}
+	md := claimsMarkdown(cs)
+	for _, want := range []string{"**1 of 2** non-fitted claims", "| a |", "| b |", "Miss: why.", "| x | no | yes | Fitted. |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("claims markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for v, want := range map[float64]string{1005: "1005", 0.2174: "0.2174", 277556: "278k", 16: "16", 10.5: "10.5"} {
+		if got := claimNum(v); got != want {
+			t.Errorf("claimNum(%g) = %q, want %q", v, got, want)
+		}
+	}
+	if got := claimRange(11, 98); got != "11..98" {
+		t.Errorf("claimRange = %q", got)
+	}
+}
+
+// TestComparisonPageHasClaims: the comparison page ends with the claims
+// section and lists it in its contents; a claims section that failed makes
+// the page one that may not stand in docs/.
+func TestComparisonPageHasClaims(t *testing.T) {
+	page := comparisonMarkdown(nil, 0, compareOptions{}, comparedClaims{markdown: "the claims table"})
+	for _, want := range []string{"| [claims](#claims) |", "\n## claims\n\nthe claims table\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	exps, err := experimentPresets(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := make([]comparedSection, len(exps))
+	for i, p := range exps {
+		secs[i] = comparedSection{preset: p}
+	}
+	if err := checkComparisonPage([]byte(comparisonMarkdown(secs, len(exps), compareOptions{}, comparedClaims{markdown: "ok"}))); err != nil {
+		t.Fatalf("a whole page: %v", err)
+	}
+	failed := comparisonMarkdown(secs, len(exps), compareOptions{}, comparedClaims{err: errors.New("no platform")})
+	if !strings.Contains(failed, "*The claims did not complete: no platform.*") {
+		t.Errorf("a failed claims section:\n%s", failed)
+	}
+	if err := checkComparisonPage([]byte(failed)); err == nil || !strings.Contains(err.Error(), "did not complete") {
+		t.Errorf("checkComparisonPage on a page whose claims did not complete: %v", err)
 	}
 }
