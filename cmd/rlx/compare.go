@@ -289,6 +289,9 @@ func checkComparisonPage(page []byte) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("it has no section for the experiment presets %s: rerun rlx compare", strings.Join(missing, ", "))
 	}
+	if !bytes.Contains(page, []byte("\n## claims\n")) {
+		return fmt.Errorf("it has no claims section: rerun rlx compare")
+	}
 	for _, mark := range []string{"**Quick run:**", "**Shortened run:**", "**Partial:**", "did not complete"} {
 		if bytes.Contains(page, []byte(mark)) {
 			return fmt.Errorf("it says %q: rerun rlx compare in full", mark)

@@ -79,3 +79,16 @@ func TestComparisonPageIsCurrent(t *testing.T) {
 		t.Errorf("docs/comparison.md: %v (regenerate: go run ./cmd/rlx compare --doc docs/comparison.md)", err)
 	}
 }
+
+// TestComparisonPageNeedsClaims: a page without the claims section, as
+// rlx compare wrote it before the claims, is out of date.
+func TestComparisonPageNeedsClaims(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "comparison.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := bytes.Replace(page, []byte("\n## claims\n"), []byte("\n## notes\n"), 1)
+	if err := checkComparisonPage(old); err == nil || !strings.Contains(err.Error(), "claims") {
+		t.Errorf("checkComparisonPage on a page without claims: %v", err)
+	}
+}
