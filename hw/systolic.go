@@ -115,16 +115,9 @@ func Eq5Cycles(d GEMMDims, p int, df Dataflow) int64 {
 // (output features) for IS; in its GEMM terms (M, N, K) = (c, a, b).
 func ScaleSimCycles(d GEMMDims, p int, df Dataflow) int64 {
 	_, _, t := foldShape(d, df)
-	return int64(Folds(d, p, df))*scaleSimFoldCycles(t, p, df) - 1
-}
-
-// scaleSimFoldCycles is the length of one SCALE-Sim fold streaming t
-// cycles on a P x P array: fill and drain of 2P-2 around the stream, plus a
-// P-cycle preload when a block stays in the array (WS, IS).
-func scaleSimFoldCycles(t, p int, df Dataflow) int64 {
-	n := int64(t) + 2*int64(p) - 2
+	fold := int64(t) + 2*int64(p) - 2
 	if df != NS {
-		n += int64(p)
+		fold += int64(p) // the preload of the stationary block
 	}
-	return n
+	return int64(Folds(d, p, df))*fold - 1
 }

@@ -85,43 +85,45 @@ type foldSpan struct {
 // forEachFold visits the folds of a GEMM in issue order (row blocks outer,
 // column blocks inner) with their start cycles, and returns the total
 // cycles. In a fold, PE (r, q) performs its MACs in [start+r+q,
-// start+r+q+T) (operands skewed by one cycle per row and column). In
-// Streamed and Separate mode the fold completes one cycle after its last
-// MAC, at start+T+R+C-1. In ScaleSim mode a fold holds the array for
-// scaleSimFoldCycles whatever it uses (its preload comes first, so it
-// starts P cycles in for WS and IS) and its last MAC, in a full fold, falls
-// in that span's last cycle; the total is the number of those cycles minus
-// 1, as SCALE-Sim reports it.
+// start+r+q+T) (operands skewed by one cycle per row and column), and the
+// fold completes one cycle after its last MAC, at start+T+R+C-1, with R
+// and C its rows and columns. ScaleSim runs Separate's schedule on folds
+// padded to the whole array (R = C = P, a preload of P rows for WS and
+// IS), completes each in the cycle of its last MAC and reports the total
+// minus 1, as SCALE-Sim does; ScaleSimCycles is its closed form.
 func forEachFold(d GEMMDims, p int, df Dataflow, mode FoldMode, f func(foldSpan)) int64 {
 	rows, cols, t := foldShape(d, df)
 	var at, end int64
 	for r0 := 0; r0 < rows; r0 += p {
 		for c0 := 0; c0 < cols; c0 += p {
 			fs := foldSpan{rows: min(p, rows-r0), cols: min(p, cols-c0)}
+			// The rows and columns the fold holds: those it uses, or the
+			// whole array when padded.
+			hr, hc := fs.rows, fs.cols
+			if mode == ScaleSim {
+				hr, hc = p, p
+			}
 			switch {
-			case mode == Separate && df != NS:
-				fs.start = end + int64(fs.rows) // preload only the used rows
-			case mode == Separate:
-				fs.start = end
-			case mode == ScaleSim && df != NS:
-				fs.start = at + int64(p) // the padded block preloads all P rows
-			default:
+			case mode == Streamed:
 				fs.start = at
+			case df != NS:
+				fs.start = end + int64(hr) // preload the stationary block
+			default:
+				fs.start = end
 			}
 			if f != nil {
 				f(fs)
 			}
+			done := fs.start + int64(t) + int64(hr) + int64(hc) - 1
 			if mode == ScaleSim {
-				at += scaleSimFoldCycles(t, p, df)
-				continue
+				done-- // results leave in the cycle of the last MAC
 			}
-			done := fs.start + int64(t) + int64(fs.rows) + int64(fs.cols) - 1
 			end = max(end, done)
 			at += int64(t)
 		}
 	}
 	if mode == ScaleSim {
-		return at - 1
+		return end - 1 // SCALE-Sim reports the index of its last cycle
 	}
 	return end
 }
