@@ -22,31 +22,40 @@ func (s PowerSpec) WattsAt(busy float64) float64 {
 	return s.IdleW + (s.ActiveW-s.IdleW)*busy
 }
 
-// DevicePower returns the power figures of the device of kind k: for the
-// CPU, those of its sockets and of its DRAM modules added up. ok is false
-// when the platform has no such device or gives no power figures for it.
-func (p *Platform) DevicePower(k Kind) (s PowerSpec, ok bool) {
-	switch k {
-	case CPU:
-		if p.CPU == nil || p.CPU.Power == nil || p.CPU.MemoryPower == nil {
-			return PowerSpec{}, false
-		}
-		return PowerSpec{
-			IdleW:   p.CPU.Power.IdleW + p.CPU.MemoryPower.IdleW,
-			ActiveW: p.CPU.Power.ActiveW + p.CPU.MemoryPower.ActiveW,
-		}, true
-	case GPU:
-		if p.GPU == nil || p.GPU.Power == nil {
-			return PowerSpec{}, false
-		}
-		return *p.GPU.Power, true
-	case FPGA:
-		if p.FPGA == nil || p.FPGA.Power == nil {
-			return PowerSpec{}, false
-		}
-		return *p.FPGA.Power, true
+// powerPaths lists, per device kind, the YAML paths of the sections that
+// hold its power figures: the CPU's sockets and DIMMs, the GPU's and the
+// FPGA's board. powerSpecs returns the sections in the same order.
+var powerPaths = [NumKinds][]string{CPU: {"cpu.power", "cpu.memory_power"}, GPU: {"gpu.power"}, FPGA: {"fpga.power"}}
+
+// powerSpecs returns the power sections of p's device of kind k in the
+// order of powerPaths[k], nil where one is left out; none when p has no
+// such device.
+func (p *Platform) powerSpecs(k Kind) []*PowerSpec {
+	switch {
+	case k == CPU && p.CPU != nil:
+		return []*PowerSpec{p.CPU.Power, p.CPU.MemoryPower}
+	case k == GPU && p.GPU != nil:
+		return []*PowerSpec{p.GPU.Power}
+	case k == FPGA && p.FPGA != nil:
+		return []*PowerSpec{p.FPGA.Power}
 	}
-	return PowerSpec{}, false
+	return nil
+}
+
+// DevicePower returns the power figures of the device of kind k, its
+// sections added up: for the CPU, those of its sockets and of its DRAM
+// modules. ok is false when the platform has no such device or leaves a
+// section out.
+func (p *Platform) DevicePower(k Kind) (s PowerSpec, ok bool) {
+	specs := p.powerSpecs(k)
+	for _, x := range specs {
+		if x == nil {
+			return PowerSpec{}, false
+		}
+		s.IdleW += x.IdleW
+		s.ActiveW += x.ActiveW
+	}
+	return s, len(specs) > 0
 }
 
 // Watts returns the electrical power of the platform in watts, in total and
@@ -64,7 +73,7 @@ func (p *Platform) Watts(used [NumKinds]bool, busy [NumKinds]float64) (total flo
 		}
 		s, ok := p.DevicePower(k)
 		if !ok {
-			return 0, [NumKinds]float64{}, fmt.Errorf("platform %q gives no power figures for the %s: add %s (idle_w, active_w) to its device file", p.Name, k, powerFields(k))
+			return 0, [NumKinds]float64{}, fmt.Errorf("platform %q gives no power figures for the %s: add %s (idle_w, active_w) to its device file", p.Name, k, strings.Join(powerPaths[k], " and "))
 		}
 		u := busy[k]
 		if math.IsNaN(u) || u < 0 || u > 1 {
@@ -76,53 +85,31 @@ func (p *Platform) Watts(used [NumKinds]bool, busy [NumKinds]float64) (total flo
 	return total, per, nil
 }
 
-// powerFields names the YAML sections that hold the power figures of a
-// device of kind k.
-func powerFields(k Kind) string {
-	if k == CPU {
-		return "cpu.power and cpu.memory_power"
-	}
-	return strings.ToLower(k.String()) + ".power"
-}
-
 // validatePower checks the power sections of the devices. They are
 // optional, but a platform that gives any must give them for every device
 // it has (the CPU both power and memory_power), each with idle_w and
 // active_w in watts, idle_w > 0 and active_w >= idle_w. A missing section
 // is reported at its device, a missing figure at its section.
 func (p *Platform) validatePower(c *checker) {
-	type section struct {
-		path string
-		spec *PowerSpec
-		// device is the path of the device that holds the section.
-		device string
-	}
-	var all []section
-	if p.CPU != nil {
-		all = append(all, section{"cpu.power", p.CPU.Power, "cpu"}, section{"cpu.memory_power", p.CPU.MemoryPower, "cpu"})
-	}
-	if p.GPU != nil {
-		all = append(all, section{"gpu.power", p.GPU.Power, "gpu"})
-	}
-	if p.FPGA != nil {
-		all = append(all, section{"fpga.power", p.FPGA.Power, "fpga"})
-	}
 	given := ""
-	for _, s := range all {
-		if s.spec != nil {
-			given = s.path
-			break
+	for _, k := range Kinds {
+		for i, s := range p.powerSpecs(k) {
+			if s != nil && given == "" {
+				given = powerPaths[k][i]
+			}
 		}
 	}
 	if given == "" {
 		return
 	}
-	for _, s := range all {
-		if s.spec == nil {
-			c.add(s.device, "%s is missing: the platform gives %s, so every device needs its power figures (idle_w and active_w in watts)", s.path, given)
-			continue
+	for _, k := range Kinds {
+		for i, s := range p.powerSpecs(k) {
+			if s == nil {
+				c.add(strings.ToLower(k.String()), "%s is missing: the platform gives %s, so every device needs its power figures (idle_w and active_w in watts)", powerPaths[k][i], given)
+				continue
+			}
+			s.validate(c, powerPaths[k][i])
 		}
-		s.spec.validate(c, s.path)
 	}
 }
 
