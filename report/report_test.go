@@ -130,3 +130,30 @@ func TestWriteErrors(t *testing.T) {
 		t.Error("Write into a path under a regular file succeeded")
 	}
 }
+
+// TestNewRunRates checks that run.json counts every clock's rates as the
+// engine does, IPS for PPO only, and puts the prediction under its own
+// unit's name.
+func TestNewRunRates(t *testing.T) {
+	off := snapshots(2, engine.Finished)[1]
+	off.SimRecent = engine.Rates{GPS: 9050, SPS: 90500}
+	r := NewRun(off)
+	if r.Summary.Host.IPS != 0 || r.Summary.Sim.IPS != 0 || r.Summary.SimRecent != (Rates{GPS: 9050, SPS: 90500}) {
+		t.Errorf("off-policy rates: host %+v, sim %+v, sim_recent %+v; want no IPS and the engine's recent rates", r.Summary.Host, r.Summary.Sim, r.Summary.SimRecent)
+	}
+	if m := r.Mapping; m.PredictedGPS != 9100 || m.PredictedIPS != 0 || m.Predicted() != 9100 {
+		t.Errorf("off-policy prediction: gps %v, ips %v", m.PredictedGPS, m.PredictedIPS)
+	}
+
+	ppo := *off
+	ppo.Config = engine.Config{Env: "CartPole-v1", Algo: "ppo"}.Defaults()
+	ppo.Mapping.Unit, ppo.Mapping.PredictedGPS = "IPS", 48000
+	ppo.SimRecent = engine.Rates{GPS: 240, SPS: 52000, IPS: 52000}
+	r = NewRun(&ppo)
+	if s := r.Summary; s.Sim.IPS != s.Sim.SPS || s.Host.IPS != s.Host.SPS || s.Sim.IPS <= 0 || s.SimRecent.IPS != 52000 {
+		t.Errorf("PPO rates: host %+v, sim %+v, sim_recent %+v; want IPS as SPS", s.Host, s.Sim, s.SimRecent)
+	}
+	if m := r.Mapping; m.PredictedGPS != 0 || m.PredictedIPS != 48000 || m.Predicted() != 48000 {
+		t.Errorf("PPO prediction: gps %v, ips %v", m.PredictedGPS, m.PredictedIPS)
+	}
+}

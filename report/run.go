@@ -114,7 +114,8 @@ type Pipeline struct {
 	Stages  []Util  `json:"stages"` // Device is the pipeline's name
 }
 
-// Rates are whole-run averages on one clock.
+// Rates are a clock's rates: whole-run averages, or over the last quarter
+// of the run (sim_recent). IPS is PPO's, 0 off-policy.
 type Rates struct {
 	GPS float64 `json:"gps"`
 	SPS float64 `json:"sps"`
@@ -144,22 +145,24 @@ func NewRun(final *engine.Snapshot) Run {
 	}
 	m := s.Mapping
 	r.Mapping = Mapping{
-		Requested: m.Requested, Chosen: m.Chosen, PredictedGPS: m.PredictedGPS,
+		Requested: m.Requested, Chosen: m.Chosen,
 		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
 		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
 	}
 	if m.Unit == "IPS" {
-		r.Mapping.PredictedGPS, r.Mapping.PredictedIPS = 0, m.PredictedGPS
+		r.Mapping.PredictedIPS = m.PredictedGPS
+	} else {
+		r.Mapping.PredictedGPS = m.PredictedGPS
 	}
 	for _, t := range m.Table {
 		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
 	}
-	r.Summary.Host = average(s.Counters, r.Final.HostElapsedS)
+	ppo := s.Config.Algo.OnPolicy()
+	r.Summary.Host = average(s.Counters, r.Final.HostElapsedS, ppo)
 	simCounters := s.Counters
 	simCounters.GradSteps = s.SimGradSteps
-	r.Summary.Sim = average(simCounters, r.Final.SimElapsedS)
+	r.Summary.Sim = average(simCounters, r.Final.SimElapsedS, ppo)
 	r.Summary.SimRecent = Rates(s.SimRecent)
-	r.Summary.SimRecent.IPS = r.Summary.SimRecent.SPS // as average counts it, for every algorithm
 	l := s.Learning
 	r.Summary.ReturnsMeaningful = l.Meaningful
 	if s.Counters.Episodes > 0 {
@@ -188,15 +191,19 @@ func NewRun(final *engine.Snapshot) Run {
 	return r
 }
 
-// average returns the counters per second of elapsed.
-func average(c engine.Counters, elapsed float64) Rates {
+// average returns the counters per second of elapsed, counted as the
+// engine counts its rates (summary.sim_recent, metrics.csv): IPS, the
+// samples collected over whole iterations (003 §5.3.1), for PPO only, 0
+// off-policy.
+func average(c engine.Counters, elapsed float64, ppo bool) Rates {
 	if elapsed <= 0 {
 		return Rates{}
 	}
-	return Rates{
-		GPS: float64(c.GradSteps) / elapsed, SPS: float64(c.EnvSteps) / elapsed,
-		IPS: float64(c.EnvSteps) / elapsed, GAE: float64(c.GAE) / elapsed,
+	r := Rates{GPS: float64(c.GradSteps) / elapsed, SPS: float64(c.EnvSteps) / elapsed, GAE: float64(c.GAE) / elapsed}
+	if ppo {
+		r.IPS = r.SPS
 	}
+	return r
 }
 
 // WriteFile writes data to dir/name through a temporary file in dir and a
