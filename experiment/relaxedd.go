@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/rlxdev/rlx/internal/units"
 )
 
 func init() { builders["relaxed-d"] = buildRelaxedD }
@@ -120,9 +122,10 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 		"latency; on F-F-F nothing crosses PCIe and only the units' own times overlap."))
 	t = newTable("step", ">D", "mapping", ">predicted GPS", "bound", ">chain (us)", ">of it PCIe latency (us)", ">hidden per step (us)")
 	for _, r := range data.Rows {
-		// Fixed decimals: a hidden time of 0 is a result, not a missing one.
-		t.add(stepName(r.Step, r.Title), fmt.Sprint(r.Depth), orDash(r.Mapping), fmt.Sprintf("%.0f", r.PredictedGPS), orDash(r.Bound),
-			fmt.Sprintf("%.1f", r.ChainUS), fmt.Sprintf("%.1f", r.LatencyUS), fmt.Sprintf("%.1f", r.HiddenUS))
+		// The times with one decimal, not num: a hidden time of 0 is a
+		// result, not a missing one.
+		t.add(stepName(r.Step, r.Title), fmt.Sprint(r.Depth), orDash(r.Mapping), num(r.PredictedGPS), orDash(r.Bound),
+			units.Fixed(r.ChainUS), units.Fixed(r.LatencyUS), units.Fixed(r.HiddenUS))
 	}
 	b.WriteString(t.String())
 	b.WriteString(paragraph(

@@ -47,10 +47,10 @@ func TestRelaxedDHiddenChain(t *testing.T) {
 			t.Errorf("row %d: hidden %v us, mapping %q, latency %v us; want %v us, F-C-F, 10", i, got, d.Rows[i].Mapping, d.Rows[i].LatencyUS, want)
 		}
 	}
-	if !strings.Contains(r.Markdown, "| 1. CartPole-v1 | 1 | F-C-F | 5000 | rmm | 200.0 | 10.0 | 0.0 |") {
+	if !strings.Contains(r.Markdown, "| 1. CartPole-v1 | 1 | F-C-F | 5.00k | rmm | 200.0 | 10.0 | 0.0 |") {
 		t.Errorf("markdown lacks the D = 1 chain row:\n%s", r.Markdown)
 	}
-	if !strings.Contains(r.Markdown, "| 2. CartPole-v1 | 50 | F-C-F | 8000 | rmm | 200.0 | 10.0 | 75.0 |") {
+	if !strings.Contains(r.Markdown, "| 2. CartPole-v1 | 50 | F-C-F | 8.00k | rmm | 200.0 | 10.0 | 75.0 |") {
 		t.Errorf("markdown lacks the D = 50 chain row")
 	}
 }
