@@ -145,8 +145,11 @@ func (p *mappingPane) render(focused bool) string {
 		req = s.Config.Mapping.String()
 	}
 	unit, second, letters := mappingLabels(*m)
+	// The modelled power, when the platform gives it and the pane has
+	// room: beside the prediction and as a column of the mapping list.
+	perWatt := !narrow && m.Watts > 0
 	power := ""
-	if m.Watts > 0 && !narrow {
+	if perWatt {
 		power = fmt.Sprintf(" · %s W, %s %s/W", units.SI(m.Watts), units.SI(m.GPSPerWatt), unit)
 	}
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
@@ -191,12 +194,17 @@ func (p *mappingPane) render(focused bool) string {
 
 	// The mapping list gets what is left, scrolled to keep the selection.
 	var list []string
-	// A GPS/W column when the platform models power and the pane has room.
-	perWatt := !narrow && len(m.All) > 0 && m.All[0].Watts > 0
+	// The bound column is as wide as its longest entry, so that a narrow
+	// pane keeps room for the running mapping's live rate.
+	const boundHead = "bound by"
+	boundW := len(boundHead)
+	for _, mg := range m.All {
+		boundW = max(boundW, len(mg.Bottleneck))
+	}
 	if len(m.All) > 0 {
-		head := fmt.Sprintf("  %-5s %7s  %-10s", letters, "pred.", "bound by")
+		head := fmt.Sprintf("  %-5s %7s  %-*s", letters, "pred.", boundW, boundHead)
 		if perWatt {
-			head += fmt.Sprintf(" %6s", unit+"/W")
+			head += fmt.Sprintf(" %7s", unit+"/W")
 		}
 		list = append(list, st.Strong.Render(head))
 	}
@@ -206,9 +214,10 @@ func (p *mappingPane) render(focused bool) string {
 		if i == p.sel && focused {
 			mark = "▸ "
 		}
-		line := fmt.Sprintf("%s%-5s %7s  %-10s", mark, mg.Mapping, units.Fixed(mg.GPS), mg.Bottleneck)
+		line := fmt.Sprintf("%s%-5s %7s  %-*s", mark, mg.Mapping, units.Fixed(mg.GPS), boundW, mg.Bottleneck)
 		if perWatt {
-			line += fmt.Sprintf(" %6s", units.SI(mg.GPSPerWatt))
+			// 7 wide: units.SI's widest below 1, 2.1e-03.
+			line += fmt.Sprintf(" %7s", units.SI(mg.GPSPerWatt))
 		}
 		tag := ""
 		if mg.Mapping == m.Chosen {
