@@ -159,6 +159,9 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--set", "batch"}, "write FIELD=VALUE"},
 		{[]string{"--batch", "--set", "env=Pendulum-v1"}, "Pendulum-v1 has continuous actions"},
 		{[]string{"--batch", "--devices", "nope"}, `devices "nope" is not allowed: name a device YAML file or one of`},
+		// A platform that does not load is refused from --set as from
+		// --devices, before the explorer (here: no terminal) is tried.
+		{[]string{"--set", "devices=nope"}, `--set devices=nope: devices "nope" is not allowed: name a device YAML file or one of`},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

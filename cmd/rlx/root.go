@@ -119,15 +119,16 @@ README.md.`,
 			// preset's settings, in every step of a walkthrough or
 			// experiment. A bad one is refused here, once.
 			f := cmd.Flags()
-			if f.Changed("devices") {
-				if _, err := engine.LoadPlatform(devices); err != nil {
-					return usageError{err}
-				}
-				sets = append(sets, "devices="+devices)
-			}
 			settings, err := parseSets(sets)
 			if err != nil {
 				return usageError{err}
+			}
+			if f.Changed("devices") {
+				// --devices NAME is a last --set devices=NAME.
+				if err := checkSetting("devices", devices); err != nil {
+					return usageError{err}
+				}
+				settings = append(settings, setting{"devices", devices})
 			}
 			if f.Changed("steps") && steps < 0 {
 				return usagef("--steps %d is not allowed: it must be >= 0", steps)
@@ -193,9 +194,7 @@ README.md.`,
 type setting struct{ name, value string }
 
 // parseSets reads --set arguments. Each must be FIELD=VALUE with FIELD a
-// configuration field and VALUE one it accepts (engine.Config.Set, whose
-// errors name the field and what it accepts, as a YAML file's and the
-// explorer's form's do).
+// configuration field and VALUE one it accepts (checkSetting).
 func parseSets(args []string) ([]setting, error) {
 	var out []setting
 	for _, a := range args {
@@ -203,11 +202,28 @@ func parseSets(args []string) ([]setting, error) {
 		if !ok {
 			return nil, fmt.Errorf("--set %q: write FIELD=VALUE, FIELD one of %s", a, strings.Join(engine.FieldNames(), ", "))
 		}
-		var scratch engine.Config
-		if err := scratch.Set(strings.TrimSpace(name), value); err != nil {
+		name = strings.TrimSpace(name)
+		if err := checkSetting(name, value); err != nil {
 			return nil, fmt.Errorf("--set %s: %w", a, err)
 		}
-		out = append(out, setting{strings.TrimSpace(name), value})
+		out = append(out, setting{name, value})
 	}
 	return out, nil
+}
+
+// checkSetting reports why value is not one the field name accepts:
+// engine.Config.Set's error, which names the field and what it accepts as
+// a YAML file's and the explorer's form's do, or for the devices the
+// platform's, which Set does not load. So --set devices=NAME and --devices
+// NAME are refused alike, before anything runs.
+func checkSetting(name, value string) error {
+	var scratch engine.Config
+	if err := scratch.Set(name, value); err != nil {
+		return err
+	}
+	if name == "devices" {
+		_, err := engine.LoadPlatform(scratch.Devices)
+		return err
+	}
+	return nil
 }
