@@ -217,9 +217,8 @@ func measureGAE(ctx context.Context, cfg GAEConfig, s GAEShape, call func() erro
 		mallocs += after.Mallocs - before.Mallocs
 		rates = append(rates, float64(calls)*float64(res.Elements)/el.Seconds())
 	}
-	slices.Sort(rates)
 	res.ElementsPerSec = median(rates)
-	res.MinElementsPerSec, res.MaxElementsPerSec = rates[0], rates[len(rates)-1]
+	res.MinElementsPerSec, res.MaxElementsPerSec = slices.Min(rates), slices.Max(rates)
 	res.NsPerElement = 1e9 / res.ElementsPerSec
 	res.NsPerCall = res.NsPerElement * float64(res.Elements)
 	res.AllocsPerCall = float64(mallocs) / float64(calls*cfg.Repeats)

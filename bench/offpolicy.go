@@ -291,7 +291,7 @@ func Relaxed(ctx context.Context, cfg RelaxedConfig) (RelaxedReport, error) {
 	err := withProcs(cfg.Procs, func() error {
 		rep.Host = machine.Current()
 		for _, d := range cfg.Depths {
-			lr, err := Learn(ctx, LearnConfig{Algo: "dqn", Seeds: cfg.Seeds, TotalSteps: cfg.Steps, Depth: d,
+			lr, err := Learn(ctx, LearnConfig{Algo: agents.DQN, Seeds: cfg.Seeds, TotalSteps: cfg.Steps, Depth: d,
 				Pacing: runtime.PaceRatio, Actors: cfg.Actors, Progress: cfg.Progress})
 			rep.Rows = append(rep.Rows, RelaxedRow{Depth: d, Learn: lr})
 			if err != nil {
@@ -321,7 +321,7 @@ func Relaxed(ctx context.Context, cfg RelaxedConfig) (RelaxedReport, error) {
 // freeLearner measures the GPS of a DQN learner with depth d on a buffer
 // prefilled with 10000 random CartPole transitions, no actors.
 func freeLearner(ctx context.Context, d, steps int) (float64, float64, error) {
-	lc := LearnConfig{Algo: "dqn", TotalSteps: 50000}
+	lc := LearnConfig{Algo: agents.DQN, TotalSteps: 50000}
 	if err := lc.defaults(); err != nil {
 		return 0, 0, err
 	}
@@ -465,7 +465,7 @@ func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
 // scalingRun measures one configuration with an observer collecting the
 // primitive times.
 func scalingRun(ctx context.Context, cfg ScalingConfig, mode runtime.Mode, l int) (ScalingRow, error) {
-	lc := LearnConfig{Algo: "dqn", TotalSteps: 50000}
+	lc := LearnConfig{Algo: agents.DQN, TotalSteps: 50000}
 	if err := lc.defaults(); err != nil {
 		return ScalingRow{}, err
 	}
@@ -571,7 +571,7 @@ func Split(ctx context.Context, cfg SplitConfig) (SplitReport, error) {
 	if cfg.Duration < 0 {
 		return rep, fmt.Errorf("bench: duration %v is out of range: it must be > 0", cfg.Duration)
 	}
-	lc := LearnConfig{Algo: "dqn"}
+	lc := LearnConfig{Algo: agents.DQN}
 	if err := lc.defaults(); err != nil {
 		return rep, err
 	}

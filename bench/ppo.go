@@ -257,8 +257,7 @@ func measurePPO(ctx context.Context, cfg PPOConfig, w PPOWorkload) (PPOResult, e
 	res.EnvSteps = tr.EnvSteps() - startSteps
 	res.Seconds = elapsed.Seconds()
 	res.SPS = float64(res.EnvSteps) / res.Seconds
-	slices.Sort(ips)
-	res.IPS, res.MinIPS, res.MaxIPS = median(ips), ips[0], ips[len(ips)-1]
+	res.IPS, res.MinIPS, res.MaxIPS = median(ips), slices.Min(ips), slices.Max(ips)
 	iters := float64(cfg.Iterations)
 	var inPhases time.Duration
 	for _, row := range ppoRows {
