@@ -189,15 +189,17 @@ func (w *Workload) LoopDepth() int { return max(w.Depth, 1) }
 // share one accelerator, the Data Queue between them, which 000 §V-B
 // implements in that accelerator's memory. With the storage on the CPU, or
 // on another device than the learner, the queue holds only pointers
-// (§V-B) and costs nothing here.
-func (w *Workload) StorageBytes(learner, storage Kind) int64 {
-	b := int64(w.Capacity) * int64(w.DataPointBytes)
+// (§V-B) and costs nothing here. It is a float64, as the memory sizes it
+// is held against are: the products of the workloads Validate accepts
+// overflow an int64.
+func (w *Workload) StorageBytes(learner, storage Kind) float64 {
+	b := float64(w.Capacity) * float64(w.DataPointBytes)
 	if storage == learner && storage != CPU {
-		s := int64(w.QueueSampleBytes)
+		s := float64(w.QueueSampleBytes)
 		if s == 0 {
-			s = w.BatchBytes(1)
+			s = float64(w.BatchBytes(1))
 		}
-		b += int64(w.DataQueue) * int64(w.Batch) * s
+		b += float64(w.DataQueue) * float64(w.Batch) * s
 	}
 	return b
 }
@@ -229,8 +231,10 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("environment steps per gradient step = %d is out of range: must be >= 0 (0 leaves the actors out)", w.EnvStepsPerStep)
 	case w.Depth < 0 || w.Depth > MaxBatch:
 		return fmt.Errorf("depth D = %d is out of range: must be 0..%d (0 is the strict loop, D = 1)", w.Depth, MaxBatch)
-	case w.DataQueue < 0 || w.QueueSampleBytes < 0:
-		return fmt.Errorf("data queue of %d batches of %d-byte samples is out of range: both must be >= 0", w.DataQueue, w.QueueSampleBytes)
+	case w.DataQueue < 0:
+		return fmt.Errorf("data queue of %d batches is out of range: must be >= 0 (0 keeps no queue)", w.DataQueue)
+	case w.QueueSampleBytes < 0:
+		return fmt.Errorf("data queue sample size %d bytes is out of range: must be >= 0 (0 means the sample as the learner reads it)", w.QueueSampleBytes)
 	}
 	for _, n := range w.Nets {
 		if len(n.Layers) == 0 {
