@@ -154,8 +154,8 @@ func (p *mappingPane) render(focused bool) string {
 	}
 	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
 		st.Text.Render(fmt.Sprintf(" · predicted %s %s", units.Fixed(m.PredictedGPS), unit)+power))
-	// The prediction is the learner's and the RMM's; on the live platform
-	// another unit (the actors, a link) may set the pace.
+	// The prediction is for the warm run; the live line says where the
+	// simulated rate is now and which unit sets its pace.
 	if b := s.Busiest; b.Device != "" {
 		lead, unitName := "live %s %s · busiest unit ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, units.Percent(b.Utilization, 0))
 		if narrow {
