@@ -10,6 +10,7 @@ import (
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/papers"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -80,7 +81,7 @@ type PPOStepRow struct {
 // observation and action per sample: an MLP from the seed tables' widths,
 // or the Nature ConvNet for Pong, built by core/nn as the engine builds
 // it.
-func ppoNetwork(name string, pub *published) (layers []hw.Layer, obsWords, actWords, cus int, err error) {
+func ppoNetwork(name string, pub *papers.Tables) (layers []hw.Layer, obsWords, actWords, cus int, err error) {
 	if name == "Pong" {
 		net, err := nn.NewNatureCNN(6)
 		if err != nil {
@@ -95,7 +96,7 @@ func ppoNetwork(name string, pub *published) (layers []hw.Layer, obsWords, actWo
 	if !ok {
 		return nil, 0, 0, 0, fmt.Errorf("%s: ppoaccel.networks has no %s", presets.SeedTablesFile, name)
 	}
-	widths, ok := intsOf(n.Layers)
+	widths, ok := n.Widths()
 	if !ok || len(widths) < 2 {
 		return nil, 0, 0, 0, fmt.Errorf("%s: ppoaccel.networks.%s.layers = %v: want a list of at least two widths", presets.SeedTablesFile, name, n.Layers)
 	}
@@ -104,75 +105,6 @@ func ppoNetwork(name string, pub *published) (layers []hw.Layer, obsWords, actWo
 	}
 	// Separate policy and value networks run on two CUs (003 §3.1).
 	return layers, widths[0], widths[len(widths)-1], 2, nil
-}
-
-// intsOf converts a decoded YAML list of integers.
-func intsOf(v any) ([]int, bool) {
-	list, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]int, len(list))
-	for i, x := range list {
-		switch n := x.(type) {
-		case uint64:
-			out[i] = int(n)
-		case int64:
-			out[i] = int(n)
-		case int:
-			out[i] = n
-		default:
-			return nil, false
-		}
-		if out[i] < 1 {
-			return nil, false
-		}
-	}
-	return out, true
-}
-
-// ppoGroupNetwork maps a key of ips_table2 ("hopper_spinningup") to its
-// network ("Hopper").
-func ppoGroupNetwork(key string) string {
-	name, _, _ := strings.Cut(key, "_")
-	if name == "" {
-		return key
-	}
-	return strings.ToUpper(name[:1]) + name[1:]
-}
-
-// ppoSweep expands one sweep of Table 2 into configurations.
-func ppoSweep(key, vary string, g ipsGroup) ([]PPOAccelModelRow, error) {
-	where := fmt.Sprintf("%s: ppoaccel.ips_table2.%s.%s", presets.SeedTablesFile, key, vary)
-	var fixed, values []int
-	var set func(r *PPOAccelModelRow, v int)
-	switch vary {
-	case "vary_M":
-		fixed, values = g.NTK, g.M
-		set = func(r *PPOAccelModelRow, v int) { r.N, r.T, r.K, r.M = fixed[0], fixed[1], fixed[2], v }
-	case "vary_N":
-		fixed, values = g.TMK, g.N
-		set = func(r *PPOAccelModelRow, v int) { r.T, r.M, r.K, r.N = fixed[0], fixed[1], fixed[2], v }
-	case "vary_T":
-		fixed, values = g.NMK, g.T
-		set = func(r *PPOAccelModelRow, v int) { r.N, r.M, r.K, r.T = fixed[0], fixed[1], fixed[2], v }
-	default:
-		return nil, fmt.Errorf("%s: sweep %q is not known: use vary_M, vary_N or vary_T", where, vary)
-	}
-	if len(fixed) != 3 {
-		return nil, fmt.Errorf("%s: %d fixed parameters, want 3", where, len(fixed))
-	}
-	if len(values) == 0 || len(g.CF) != len(values) || len(g.C) != len(values) || len(g.CG) != len(values) {
-		return nil, fmt.Errorf("%s: %d values with %d CF, %d C, %d CG figures: want one of each per value", where, len(values), len(g.CF), len(g.C), len(g.CG))
-	}
-	rows := make([]PPOAccelModelRow, len(values))
-	for i, v := range values {
-		r := PPOAccelModelRow{Network: ppoGroupNetwork(key), Vary: strings.TrimPrefix(vary, "vary_"),
-			PublishedCF: g.CF[i], PublishedC: g.C[i], PublishedCG: g.CG[i]}
-		set(&r, v)
-		rows[i] = r
-	}
-	return rows, nil
 }
 
 // ppoAccelModel runs PPOAccel's exploration for every configuration of
@@ -186,37 +118,34 @@ func ppoAccelModel(ctx context.Context) ([]PPOAccelModelRow, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	keys := sortedKeys(pub.PPOAccel.IPS)
-	if len(keys) == 0 {
-		return nil, "", fmt.Errorf("%s: ppoaccel.ips_table2 is empty: it must hold 003 Table 2", presets.SeedTablesFile)
+	table2, err := pub.IPSRows()
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", presets.SeedTablesFile, err)
 	}
 	var rows []PPOAccelModelRow
-	for _, key := range keys {
-		layers, obs, act, cus, err := ppoNetwork(ppoGroupNetwork(key), pub)
-		if err != nil {
+	var layers []hw.Layer
+	var obs, act, cus int
+	for i, c := range table2 {
+		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		for _, vary := range sortedKeys(pub.PPOAccel.IPS[key]) {
-			sweep, err := ppoSweep(key, vary, pub.PPOAccel.IPS[key][vary])
-			if err != nil {
+		if i == 0 || c.Network != table2[i-1].Network {
+			if layers, obs, act, cus, err = ppoNetwork(c.Network, pub); err != nil {
 				return nil, "", err
 			}
-			for _, r := range sweep {
-				if err := ctx.Err(); err != nil {
-					return nil, "", err
-				}
-				res, err := dse.ExplorePPOAccel(p.FPGA, p.Link, dse.PPOConfig{
-					Layers: layers, N: r.N, T: r.T, M: r.M, K: r.K, CUs: cus, ObsWords: obs, ActWords: act})
-				if err != nil {
-					return nil, "", fmt.Errorf("PPOAccel exploration of %s N=%d T=%d M=%d K=%d: %w", r.Network, r.N, r.T, r.M, r.K, err)
-				}
-				samples := float64(r.N) * float64(r.T)
-				r.CUs, r.P, r.DSP, r.BRAM = cus, res.P, res.DSP, res.BRAM
-				r.FW, r.BW, r.WU = res.FW.String(), res.BW.String(), res.WU.String()
-				r.IPS, r.NSIPS = ratio(samples, res.Seconds()), ratio(samples, res.NSSeconds)
-				rows = append(rows, r)
-			}
 		}
+		r := PPOAccelModelRow{Network: c.Network, Vary: c.Vary, N: c.N, T: c.T, M: c.M, K: c.K,
+			PublishedCF: c.CF, PublishedC: c.C, PublishedCG: c.CG}
+		res, err := dse.ExplorePPOAccel(p.FPGA, p.Link, dse.PPOConfig{
+			Layers: layers, N: r.N, T: r.T, M: r.M, K: r.K, CUs: cus, ObsWords: obs, ActWords: act})
+		if err != nil {
+			return nil, "", fmt.Errorf("PPOAccel exploration of %s N=%d T=%d M=%d K=%d: %w", r.Network, r.N, r.T, r.M, r.K, err)
+		}
+		samples := float64(r.N) * float64(r.T)
+		r.CUs, r.P, r.DSP, r.BRAM = cus, res.P, res.DSP, res.BRAM
+		r.FW, r.BW, r.WU = res.FW.String(), res.BW.String(), res.WU.String()
+		r.IPS, r.NSIPS = ratio(samples, res.Seconds()), ratio(samples, res.NSSeconds)
+		rows = append(rows, r)
 	}
 	return rows, ppoAccelModelMarkdown(rows, p), nil
 }

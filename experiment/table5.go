@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/papers"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -119,7 +120,7 @@ func table5Model(ctx context.Context) ([]Table5ModelRow, int, string, error) {
 		if r.Worst.GPS > 0 {
 			row.Worst, row.WorstSpeedup = r.Worst.Mapping.String(), r.SpeedupOverWorst()
 		}
-		if b, ok := pub.baseline(c.Env, c.Batch); ok {
+		if b, ok := pub.Baseline(c.Env, c.Batch); ok {
 			row.PublishedSecondBest, row.PublishedSecond = b.SecondBest, b.Speedup
 			row.PublishedWorst, row.PublishedWorstSpeed = b.Worst, b.WorstSpeedup
 		}
@@ -208,7 +209,7 @@ func tableIIIWorkload(c engine.Config) (env, note string) {
 }
 
 // table5Measured lists the live runs.
-func table5Measured(done []StepResult, pub *published) []Table5StepRow {
+func table5Measured(done []StepResult, pub *papers.Tables) []Table5StepRow {
 	var rows []Table5StepRow
 	for _, s := range done {
 		f := s.Final

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/papers"
 )
 
 // seedTablesName names the seed tables in errors.
@@ -87,10 +85,11 @@ func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
 	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
 		return nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
 	}
-	c := &claimRun{p: p, tableV: map[Config]*Result{}}
-	if err := yaml.Unmarshal(seedTables, &c.tables); err != nil {
+	tables, err := papers.Parse(seedTables)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", seedTablesName, err)
 	}
+	c := &claimRun{p: p, tables: tables, tableV: map[Config]*Result{}}
 	var out []Claim
 	for _, f := range []func() ([]Claim, error){
 		c.primitives000, c.mapping000, c.tableVI000, c.power000,
@@ -112,9 +111,9 @@ func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
 // explorations and PPOAccel's explorations of 003 Table 2.
 type claimRun struct {
 	p      *hw.Platform
-	tables claimTables
+	tables *papers.Tables
 	tableV map[Config]*Result
-	rows   []table2Row
+	rows   []papers.IPSRow
 	ppo    []PPOResult // ppo[i] is rows[i]'s design
 }
 
@@ -134,22 +133,22 @@ func (c *claimRun) result(cfg Config) (*Result, error) {
 // table2 returns 003 Table 2's rows and PPOAccel's design for each,
 // exploring each distinct configuration once, in parallel: the explorations
 // are most of the claims' cost.
-func (c *claimRun) table2() ([]table2Row, []PPOResult, error) {
+func (c *claimRun) table2() ([]papers.IPSRow, []PPOResult, error) {
 	if c.rows != nil {
 		return c.rows, c.ppo, nil
 	}
-	rows, err := table2Rows(&c.tables)
+	rows, err := c.tables.IPSRows()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", seedTablesName, err)
 	}
 	type key struct {
 		net        string
 		n, t, m, k int
 	}
 	index := map[key]int{}
-	var keys []table2Row
+	var keys []papers.IPSRow
 	for _, r := range rows {
-		k := key{r.net, r.n, r.t, r.m, r.k}
+		k := key{r.Network, r.N, r.T, r.M, r.K}
 		if _, ok := index[k]; !ok {
 			index[k] = len(keys)
 			keys = append(keys, r)
@@ -171,70 +170,9 @@ func (c *claimRun) table2() ([]table2Row, []PPOResult, error) {
 	}
 	c.rows, c.ppo = rows, make([]PPOResult, len(rows))
 	for i, r := range rows {
-		c.ppo[i] = res[index[key{r.net, r.n, r.t, r.m, r.k}]]
+		c.ppo[i] = res[index[key{r.Network, r.N, r.T, r.M, r.K}]]
 	}
 	return c.rows, c.ppo, nil
-}
-
-// claimTables is the part of the seed tables the claims read.
-type claimTables struct {
-	Heterogeneous struct {
-		BaselineSpeedups []struct {
-			Env          string  `yaml:"env"`
-			Batch        int     `yaml:"batch"`
-			SecondBest   string  `yaml:"second_best"`
-			Speedup      float64 `yaml:"speedup"`
-			Worst        string  `yaml:"worst"`
-			WorstSpeedup float64 `yaml:"worst_speedup"`
-		} `yaml:"baseline_speedups"`
-		FPGAArchitecture struct {
-			Learner struct {
-				DP int `yaml:"DP"`
-			} `yaml:"learner"`
-			S         []int `yaml:"rmm_bank_parallelism_S"`
-			Resources map[string]struct {
-				SRAMMB float64 `yaml:"sram_mb"`
-				Reg    int     `yaml:"reg"`
-				LUT    int     `yaml:"lut"`
-				DSP    int     `yaml:"dsp"`
-			} `yaml:"resources"`
-		} `yaml:"fpga_architecture"`
-		PowerWatts []struct {
-			Env    string  `yaml:"env"`
-			OursW  float64 `yaml:"ours_w"`
-			OursE  float64 `yaml:"ours_gps_per_w"`
-			RLlibW float64 `yaml:"rllib_w"`
-			RLlibE float64 `yaml:"rllib_gps_per_w"`
-		} `yaml:"power_watts"`
-	} `yaml:"heterogeneous_mapping"`
-	PPOAccel struct {
-		Networks map[string]struct {
-			Layers any `yaml:"layers"`
-		} `yaml:"networks"`
-		Systolic struct {
-			PSys map[string]int `yaml:"P_sys"`
-		} `yaml:"systolic"`
-		Resources struct {
-			// BRAM is a map of minibatch ("M64") to blocks for an MLP
-			// benchmark, one figure for Pong.
-			BRAM map[string]any `yaml:"bram"`
-			DSP  map[string]int `yaml:"dsp"`
-		} `yaml:"resources_table1"`
-		IPS map[string]map[string]table2Sweep `yaml:"ips_table2"`
-	} `yaml:"ppoaccel"`
-}
-
-// table2Sweep is one sweep of 003 Table 2: the varied parameter's values
-// under its own key, the three fixed ones in the order the key names them,
-// and the published CPU-FPGA inferences per second (CF).
-type table2Sweep struct {
-	NTK []int     `yaml:"NTK"`
-	TMK []int     `yaml:"TMK"`
-	NMK []int     `yaml:"NMK"`
-	M   []int     `yaml:"M"`
-	N   []int     `yaml:"N"`
-	T   []int     `yaml:"T"`
-	CF  []float64 `yaml:"CF"`
 }
 
 // Published figures the seed tables hold only as prose (their claims
@@ -995,76 +933,13 @@ func ppoConfig(net string) (PPOConfig, error) {
 	return PPOConfig{Layers: layers, CUs: 2, ObsWords: layers[0].In, ActWords: layers[len(layers)-1].Out}, nil
 }
 
-// table2Row is one configuration of 003 Table 2.
-type table2Row struct {
-	net, vary  string
-	n, t, m, k int
-	value      int
-	cf         float64
-}
-
-// table2Rows expands the seed tables' ips_table2 into configurations, in
-// network, sweep and value order.
-func table2Rows(t *claimTables) ([]table2Row, error) {
-	var rows []table2Row
-	keys := sortedKeys(t.PPOAccel.IPS)
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("%s: ppoaccel.ips_table2 is empty: it must hold 003 Table 2", seedTablesName)
-	}
-	for _, key := range keys {
-		name, _, _ := strings.Cut(key, "_")
-		net := strings.ToUpper(name[:1]) + name[1:]
-		for _, vary := range sortedKeys(t.PPOAccel.IPS[key]) {
-			g := t.PPOAccel.IPS[key][vary]
-			where := fmt.Sprintf("%s: ppoaccel.ips_table2.%s.%s", seedTablesName, key, vary)
-			var fixed, values []int
-			switch vary {
-			case "vary_M":
-				fixed, values = g.NTK, g.M
-			case "vary_N":
-				fixed, values = g.TMK, g.N
-			case "vary_T":
-				fixed, values = g.NMK, g.T
-			default:
-				return nil, fmt.Errorf("%s: sweep %q is not known: use vary_M, vary_N or vary_T", where, vary)
-			}
-			if len(fixed) != 3 || len(values) == 0 || len(g.CF) != len(values) {
-				return nil, fmt.Errorf("%s: %d fixed parameters, %d values, %d CF figures: want 3 and one CF per value", where, len(fixed), len(values), len(g.CF))
-			}
-			for i, v := range values {
-				r := table2Row{net: net, vary: strings.TrimPrefix(vary, "vary_"), value: v, cf: g.CF[i]}
-				switch r.vary {
-				case "M":
-					r.n, r.t, r.k, r.m = fixed[0], fixed[1], fixed[2], v
-				case "N":
-					r.t, r.m, r.k, r.n = fixed[0], fixed[1], fixed[2], v
-				default:
-					r.n, r.m, r.k, r.t = fixed[0], fixed[1], fixed[2], v
-				}
-				rows = append(rows, r)
-			}
-		}
-	}
-	return rows, nil
-}
-
-// sortedKeys returns m's keys in order: claims never depend on map order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // explore003 runs PPOAccel's exploration for a Table 2 row.
-func explore003(p *hw.Platform, r table2Row) (PPOResult, error) {
-	cfg, err := ppoConfig(r.net)
+func explore003(p *hw.Platform, r papers.IPSRow) (PPOResult, error) {
+	cfg, err := ppoConfig(r.Network)
 	if err != nil {
 		return PPOResult{}, err
 	}
-	cfg.N, cfg.T, cfg.M, cfg.K = r.n, r.t, r.m, r.k
+	cfg.N, cfg.T, cfg.M, cfg.K = r.N, r.T, r.M, r.K
 	return ExplorePPOAccel(p.FPGA, p.Link, cfg)
 }
 
@@ -1075,10 +950,10 @@ func (c *claimRun) table2003() ([]Claim, error) {
 	}
 	var out []Claim
 	for i, r := range rows {
-		ips := float64(r.n) * float64(r.t) / ppo[i].Seconds()
-		out = append(out, Claim{ID: fmt.Sprintf("003-t2-%s-%s-%d", strings.ToLower(r.net), strings.ToLower(r.vary), r.value), Source: "003 Table 2",
-			Statement: fmt.Sprintf("%s [N, T, M, K] = [%d, %d, %d, %d]: the CPU-FPGA design runs %.4g inferences per second", r.net, r.n, r.t, r.m, r.k, r.cf),
-			PaperLow:  r.cf, PaperHigh: r.cf, RlxLow: ips, RlxHigh: ips, Unit: "IPS",
+		ips := float64(r.N) * float64(r.T) / ppo[i].Seconds()
+		out = append(out, Claim{ID: fmt.Sprintf("003-t2-%s-%s-%d", strings.ToLower(r.Network), strings.ToLower(r.Vary), r.Value()), Source: "003 Table 2",
+			Statement: fmt.Sprintf("%s [N, T, M, K] = [%d, %d, %d, %d]: the CPU-FPGA design runs %.4g inferences per second", r.Network, r.N, r.T, r.M, r.K, r.CF),
+			PaperLow:  r.CF, PaperHigh: r.CF, RlxLow: ips, RlxHigh: ips, Unit: "IPS",
 			Note: "N T samples over the modelled T_inf + T_train (Eq. 7-8): the FPGA's compute and PCIe only."}.explain(
 			"the PPOAccel model has no environment steps and no host overheads, which the published IPS includes, so it is an upper bound; "+
 				"the gap is widest where the environment dominates (the MuJoCo MLPs)"))
@@ -1100,13 +975,13 @@ func (c *claimRun) design003() ([]Claim, error) {
 		return m[k]
 	}
 	for i, r := range rows {
-		f := family[r.net]
+		f := family[r.Network]
 		get(psys, f).add(float64(ppo[i].P))
 		get(dsp, f).add(float64(ppo[i].DSP))
 		// Table 1 gives the MLPs' BRAMs over M = 64..512 (the vary_M
 		// sweep) and one figure for Pong.
-		if r.vary == "M" || r.net == "Pong" {
-			get(bram, r.net).add(float64(ppo[i].BRAM))
+		if r.Vary == "M" || r.Network == "Pong" {
+			get(bram, r.Network).add(float64(ppo[i].BRAM))
 		}
 	}
 	var out []Claim
@@ -1131,13 +1006,12 @@ func (c *claimRun) design003() ([]Claim, error) {
 			"only the GEMM core and the weight-update adders are counted; the activation, Hadamard and layout modules are not modelled"))
 	}
 	for _, net := range []string{"Hopper", "Humanoid", "Pong"} {
-		raw, ok := c.tables.PPOAccel.Resources.BRAM[net]
-		if !ok || bram[net] == nil {
-			return nil, fmt.Errorf("%s: ppoaccel.resources_table1.bram has no %s, or Table 2 no row for it", seedTablesName, net)
-		}
-		lo, hi, err := bramRange(raw)
+		lo, hi, err := c.tables.BRAMRange(net)
 		if err != nil {
-			return nil, fmt.Errorf("%s: ppoaccel.resources_table1.bram.%s: %w", seedTablesName, net, err)
+			return nil, fmt.Errorf("%s: %w", seedTablesName, err)
+		}
+		if bram[net] == nil {
+			return nil, fmt.Errorf("%s: ppoaccel.ips_table2 has no row for %s", seedTablesName, net)
 		}
 		stmt := fmt.Sprintf("%s: the design uses %.0f BRAMs", net, lo)
 		if lo != hi {
@@ -1149,40 +1023,6 @@ func (c *claimRun) design003() ([]Claim, error) {
 			"the activation, gradient and trajectory buffers that grow with M, and Pong's double-buffered feature maps, are not modelled"))
 	}
 	return out, nil
-}
-
-// bramRange reads a Table 1 BRAM entry: one figure, or a map of minibatch
-// to figure.
-func bramRange(v any) (lo, hi float64, err error) {
-	num := func(x any) (float64, bool) {
-		switch n := x.(type) {
-		case uint64:
-			return float64(n), true
-		case int64:
-			return float64(n), true
-		case int:
-			return float64(n), true
-		case float64:
-			return n, true
-		}
-		return 0, false
-	}
-	if n, ok := num(v); ok {
-		return n, n, nil
-	}
-	m, ok := v.(map[string]any)
-	if !ok || len(m) == 0 {
-		return 0, 0, fmt.Errorf("%v is neither a figure nor a map of figures", v)
-	}
-	lo = math.Inf(1)
-	for _, x := range m {
-		n, ok := num(x)
-		if !ok {
-			return 0, 0, fmt.Errorf("%v is not a figure", x)
-		}
-		lo, hi = min(lo, n), max(hi, n)
-	}
-	return lo, hi, nil
 }
 
 // blockedLayoutGain returns the compute-time gain of 003 §3.2.2.2's

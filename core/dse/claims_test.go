@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/rlxdev/rlx/core/runtime"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
@@ -346,13 +344,7 @@ func TestClaimsContractIDs(t *testing.T) {
 		}
 	}
 	// One Table 2 claim per configuration of the seed tables, no more.
-	rows, err := table2Rows(func() *claimTables {
-		var ct claimTables
-		if err := yaml.Unmarshal(presets.SeedTables(), &ct); err != nil {
-			t.Fatal(err)
-		}
-		return &ct
-	}())
+	rows, err := parseSeedTables(t).IPSRows()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,10 +473,7 @@ func TestClaimPaperFiguresMatchSeedProse(t *testing.T) {
 		}
 	}
 	// The networks of the 003 claims are the seed tables'.
-	var ct claimTables
-	if err := yaml.Unmarshal(presets.SeedTables(), &ct); err != nil {
-		t.Fatal(err)
-	}
+	ct := parseSeedTables(t)
 	for _, net := range []string{"Hopper", "Humanoid"} {
 		var widths []int
 		for _, v := range ct.PPOAccel.Networks[net].Layers.([]any) {

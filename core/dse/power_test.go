@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-yaml"
-
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -147,20 +145,6 @@ func TestMappingPowerErrors(t *testing.T) {
 // figures. It asserts nothing about the match: the constants come from
 // their sources, not from Table VII (docs/models.md "Power").
 func TestTableVIIPower(t *testing.T) {
-	var tables struct {
-		Heterogeneous struct {
-			PowerWatts []struct {
-				Env    string  `yaml:"env"`
-				OursW  float64 `yaml:"ours_w"`
-				OursE  float64 `yaml:"ours_gps_per_w"`
-				RLlibW float64 `yaml:"rllib_w"`
-				RLlibE float64 `yaml:"rllib_gps_per_w"`
-			} `yaml:"power_watts"`
-		} `yaml:"heterogeneous_mapping"`
-	}
-	if err := yaml.Unmarshal(presets.SeedTables(), &tables); err != nil {
-		t.Fatalf("%s: %v", presets.SeedTablesFile, err)
-	}
 	// Table VII's mapping rows (Learner-RMM-Storage); seed-tables.yaml
 	// keeps only the figures. RLlib keeps the RMM and the storage on the
 	// CPU (000 §VII-E).
@@ -169,7 +153,7 @@ func TestTableVIIPower(t *testing.T) {
 		"Hopper":   {"G-F-G", "G-C-C"},
 		"CartPole": {"F-F-F", "C-C-C"},
 	}
-	rows := tables.Heterogeneous.PowerWatts
+	rows := parseSeedTables(t).Heterogeneous.PowerWatts
 	if len(rows) != len(mappings) {
 		t.Fatalf("%s has %d Table VII rows, want %d", presets.SeedTablesFile, len(rows), len(mappings))
 	}

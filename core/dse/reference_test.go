@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/goccy/go-yaml"
-
+	"github.com/rlxdev/rlx/internal/papers"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -18,46 +17,21 @@ const (
 	sharedPath     = "../../../shared/reference/seed-tables.yaml"
 )
 
-// seedTables is the part of seed-tables.yaml the tests read.
-type seedTables struct {
-	Heterogeneous struct {
-		OptimalMapping []struct {
-			Env     string `yaml:"env"`
-			Batch   int    `yaml:"batch"`
-			Mapping string `yaml:"mapping"`
-		} `yaml:"optimal_mapping"`
-		BaselineSpeedups []struct {
-			Env          string  `yaml:"env"`
-			Batch        int     `yaml:"batch"`
-			SecondBest   string  `yaml:"second_best"`
-			Speedup      float64 `yaml:"speedup"`
-			Worst        string  `yaml:"worst"`
-			WorstSpeedup float64 `yaml:"worst_speedup"`
-		} `yaml:"baseline_speedups"`
-		Claims           []string `yaml:"claims"`
-		FPGAArchitecture struct {
-			Learner struct {
-				DP int `yaml:"DP"`
-			} `yaml:"learner"`
-			Resources map[string]struct {
-				SRAMMB float64 `yaml:"sram_mb"`
-				Reg    int     `yaml:"reg"`
-				LUT    int     `yaml:"lut"`
-				DSP    int     `yaml:"dsp"`
-			} `yaml:"resources"`
-		} `yaml:"fpga_architecture"`
-	} `yaml:"heterogeneous_mapping"`
-	PPOAccel struct {
-		Claims []string `yaml:"claims"`
-	} `yaml:"ppoaccel"`
-}
-
-func loadSeedTables(t testing.TB) seedTables {
+// parseSeedTables returns the embedded seed tables.
+func parseSeedTables(t testing.TB) *papers.Tables {
 	t.Helper()
-	var s seedTables
-	if err := yaml.Unmarshal(presets.SeedTables(), &s); err != nil {
+	s, err := papers.Parse(presets.SeedTables())
+	if err != nil {
 		t.Fatalf("%s: %v", presets.SeedTablesFile, err)
 	}
+	return s
+}
+
+// loadSeedTables returns the embedded seed tables, which must list the 11
+// columns of 000 Table V.
+func loadSeedTables(t testing.TB) *papers.Tables {
+	t.Helper()
+	s := parseSeedTables(t)
 	if len(s.Heterogeneous.OptimalMapping) != 11 {
 		t.Fatalf("%s has %d Table V mappings, want 11", presets.SeedTablesFile, len(s.Heterogeneous.OptimalMapping))
 	}
