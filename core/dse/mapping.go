@@ -80,7 +80,7 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 		ev.Infeasible = fmt.Sprintf("no %s RMM", m.RMM)
 		return ev
 	}
-	if need := float64(w.StorageBytes(m.Learner, m.Storage)) / 1e9; need > p.MemoryGB(m.Storage) {
+	if need := w.StorageBytes(m.Learner, m.Storage) / 1e9; need > p.MemoryGB(m.Storage) {
 		ev.Infeasible = fmt.Sprintf("storage of %.1f GB exceeds %s memory of %.1f GB", need, m.Storage, p.MemoryGB(m.Storage))
 		return ev
 	}
@@ -98,9 +98,22 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 			link[k] += bytes
 		}
 	}
-	move(m.RMM, m.Storage, 4*int64(b))          // sampled indices
-	move(m.Storage, m.Learner, w.BatchBytes(b)) // sampled data
-	move(m.Learner, m.RMM, 8*int64(b))          // indices and new priorities
+	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
+	// sampling and update (the RMM column), the gather, training and the
+	// three crossings between them.
+	ev.LoopS = ev.RMMS + ev.StorageS + t.Seconds[Learner][m.Learner]
+	for _, c := range []struct {
+		from, to hw.Kind
+		bytes    int64
+	}{
+		{m.RMM, m.Storage, 4 * int64(b)},        // sampled indices
+		{m.Storage, m.Learner, w.BatchBytes(b)}, // sampled data
+		{m.Learner, m.RMM, 8 * int64(b)},        // indices and new priorities
+	} {
+		move(c.from, c.to, c.bytes)
+		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
+		ev.LatencyS += float64(len(hw.Links(c.from, c.to))) * e.TransferLatency()
+	}
 	// Inserts per step: the run's environment steps, or one per actor
 	// (000 Algorithm 3 line 11) when the actors are left out.
 	inserts := int64(w.Actors)
@@ -112,16 +125,6 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	move(hw.CPU, m.RMM, 4*inserts)                           // initial priorities
 	ev.LinkGPUS = e.Transfer(link[hw.GPU])
 	ev.LinkFPGAS = e.Transfer(link[hw.FPGA])
-	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
-	// the RMM column is sampling plus update, both in the chain.
-	ev.LoopS = t.Seconds[RMM][m.RMM] + ev.StorageS + t.Seconds[Learner][m.Learner]
-	for _, c := range []struct {
-		from, to hw.Kind
-		bytes    int64
-	}{{m.RMM, m.Storage, 4 * int64(b)}, {m.Storage, m.Learner, w.BatchBytes(b)}, {m.Learner, m.RMM, 8 * int64(b)}} {
-		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
-		ev.LatencyS += float64(len(hw.Links(c.from, c.to))) * e.TransferLatency()
-	}
 	ev.Depth = w.LoopDepth()
 	stages := []struct {
 		name string
@@ -217,7 +220,7 @@ func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 		sys := min(tpL, t.TP[RMM][k])
 		cand := hw.Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
 		devs := hw.Mapping{Learner: cand.Learner, RMM: k, Storage: k}.DeviceCount()
-		traffic := Traffic(hw.Mapping{Learner: cand.Learner, RMM: k, Storage: cand.Learner}, t.Batch, w.Actors, words)
+		traffic := Traffic(cand, t.Batch, w.Actors, words)
 		switch {
 		case sys > bestSys:
 		case sys == bestSys && devs < bestDev:
@@ -249,7 +252,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 	best, found := hw.CPU, false
 	var least int64
 	for _, k := range []hw.Kind{learner, hw.CPU, rmm} {
-		if float64(w.StorageBytes(learner, k))/1e9 > p.MemoryGB(k) {
+		if w.StorageBytes(learner, k)/1e9 > p.MemoryGB(k) {
 			continue
 		}
 		tr := Traffic(hw.Mapping{Learner: learner, RMM: rmm, Storage: k}, batch, w.Actors, words)
@@ -258,7 +261,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 		}
 	}
 	if !found {
-		need := float64(w.StorageBytes(learner, hw.CPU)) / 1e9
+		need := w.StorageBytes(learner, hw.CPU) / 1e9
 		return best, fmt.Errorf("the storage of %.1f GB fits no device of %s", need, p.Name)
 	}
 	return best, nil
