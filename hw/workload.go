@@ -125,7 +125,8 @@ type Workload struct {
 	// EnvStepsPerStep is how many environment steps the actors take per
 	// gradient step (a run's update interval). 0 leaves the actors out of
 	// the exploration, as 000 §VI does: its mappings place the learner and
-	// the RMM, and its traffic rule counts one insert per actor per step.
+	// the RMM, and its traffic rule counts one insert per actor per step
+	// (InsertsPerStep).
 	EnvStepsPerStep int
 	// Depth is D, the batches the RMM samples ahead of the learner: batch
 	// k is sampled once the priorities of step k-D are updated (000 §V-A;
@@ -183,6 +184,16 @@ func (w *Workload) BatchBytes(batch int) int64 {
 
 // LoopDepth returns D, at least 1.
 func (w *Workload) LoopDepth() int { return max(w.Depth, 1) }
+
+// InsertsPerStep returns the data points the actors insert per gradient
+// step: EnvStepsPerStep, or, when the workload leaves the actors out, one
+// per actor (000 Algorithm 3 line 11).
+func (w *Workload) InsertsPerStep() int {
+	if w.EnvStepsPerStep > 0 {
+		return w.EnvStepsPerStep
+	}
+	return w.Actors
+}
 
 // StorageBytes returns the memory the data storage needs on its device
 // when the learner is on learner: the stored data points, plus, when both

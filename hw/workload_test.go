@@ -78,3 +78,14 @@ func TestValidateNamesTheLoopFields(t *testing.T) {
 		}
 	}
 }
+
+func TestInsertsPerStep(t *testing.T) {
+	w := Workload{Actors: 16}
+	if got := w.InsertsPerStep(); got != 16 {
+		t.Errorf("actors left out: %d inserts per step, want one per actor (16)", got)
+	}
+	w.EnvStepsPerStep = 4
+	if got := w.InsertsPerStep(); got != 4 {
+		t.Errorf("4 environment steps per gradient step: %d inserts per step, want 4", got)
+	}
+}

@@ -9,9 +9,10 @@ import (
 
 // Traffic is the per-gradient-step data movement of 000 Algorithm 3 line 11
 // in words: B indices from the RMM, B x E sample words to the learner and
-// N_actor x E inserted words from the actors, counted for every component
-// not on the storage's device.
-func Traffic(m hw.Mapping, batch, actors int, words int64) int64 {
+// inserts x E inserted words from the actors (000: N_actor, one per actor;
+// hw.Workload.InsertsPerStep), counted for every component not on the
+// storage's device.
+func Traffic(m hw.Mapping, batch, inserts int, words int64) int64 {
 	var t int64
 	if m.RMM != m.Storage {
 		t += int64(batch)
@@ -20,7 +21,7 @@ func Traffic(m hw.Mapping, batch, actors int, words int64) int64 {
 		t += int64(batch) * words
 	}
 	if m.Storage != hw.CPU {
-		t += int64(actors) * words
+		t += int64(inserts) * words
 	}
 	return t
 }
@@ -114,17 +115,12 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
 		ev.LatencyS += float64(len(hw.Links(c.from, c.to))) * e.TransferLatency()
 	}
-	// Inserts per step: the run's environment steps, or one per actor
-	// (000 Algorithm 3 line 11) when the actors are left out.
-	inserts := int64(w.Actors)
-	if w.EnvStepsPerStep > 0 {
-		inserts = int64(w.EnvStepsPerStep)
-		ev.ActorsS = actorSeconds(e, w)
-	}
+	inserts := int64(w.InsertsPerStep())
 	move(hw.CPU, m.Storage, inserts*int64(w.DataPointBytes)) // inserted data
 	move(hw.CPU, m.RMM, 4*inserts)                           // initial priorities
 	ev.LinkGPUS = e.Transfer(link[hw.GPU])
 	ev.LinkFPGAS = e.Transfer(link[hw.FPGA])
+	ev.ActorsS = actorSeconds(e, w)
 	ev.Depth = w.LoopDepth()
 	stages := []struct {
 		name string
@@ -144,9 +140,13 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 
 // actorSeconds returns the actors' time per gradient step: w's
 // environment steps per gradient step, each an environment step and a
-// policy inference on one CPU core (000 §IV-A), over w.Actors cores. A
-// platform that cannot run them charges nothing.
+// policy inference on one CPU core (000 §IV-A), over w.Actors cores; 0
+// when the workload leaves the actors out. A platform that cannot run them
+// charges nothing.
 func actorSeconds(e *hw.Estimator, w *hw.Workload) float64 {
+	if w.EnvStepsPerStep == 0 {
+		return 0
+	}
 	env, err1 := e.Seconds(hw.CPU, hw.EnvStep, 1)
 	infer, err2 := e.Seconds(hw.CPU, hw.Inference, 1)
 	if err1 != nil || err2 != nil {
@@ -220,7 +220,7 @@ func Decide(p *hw.Platform, w *hw.Workload, t *Table) (Decision, error) {
 		sys := min(tpL, t.TP[RMM][k])
 		cand := hw.Mapping{Learner: d.Mapping.Learner, RMM: k, Storage: d.Mapping.Learner}
 		devs := hw.Mapping{Learner: cand.Learner, RMM: k, Storage: k}.DeviceCount()
-		traffic := Traffic(cand, t.Batch, w.Actors, words)
+		traffic := Traffic(cand, t.Batch, w.InsertsPerStep(), words)
 		switch {
 		case sys > bestSys:
 		case sys == bestSys && devs < bestDev:
@@ -255,7 +255,7 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 		if w.StorageBytes(learner, k)/1e9 > p.MemoryGB(k) {
 			continue
 		}
-		tr := Traffic(hw.Mapping{Learner: learner, RMM: rmm, Storage: k}, batch, w.Actors, words)
+		tr := Traffic(hw.Mapping{Learner: learner, RMM: rmm, Storage: k}, batch, w.InsertsPerStep(), words)
 		if !found || tr < least {
 			best, least, found = k, tr, true
 		}

@@ -156,3 +156,30 @@ func TestActorsBoundTheExploration(t *testing.T) {
 		t.Errorf("actors left out: %.3g s per step, bound by %s", r.Chosen.ActorsS, r.Chosen.Bottleneck)
 	}
 }
+
+// TestPlaceStorageCountsTheRunsInserts: step 3 weighs the inserts the
+// actors make per gradient step, the same count Evaluate moves. Pong at
+// B = 64, learner on the GPU and RMM on the CPU: storage on the GPU moves
+// 64 index words and the inserts, on the CPU the 64 sampled points. 000's
+// one insert per actor (16) puts it on the GPU; a run whose actors insert
+// 64 points per step puts it on the CPU.
+func TestPlaceStorageCountsTheRunsInserts(t *testing.T) {
+	p := tableIV(t)
+	env, err := FindEnv("Pong")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Workload(env, "DQN", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		envSteps int
+		want     hw.Kind
+	}{{0, hw.GPU}, {16, hw.GPU}, {64, hw.CPU}} {
+		w.EnvStepsPerStep = c.envSteps
+		if got, err := PlaceStorage(p, &w, hw.GPU, hw.CPU, 64); err != nil || got != c.want {
+			t.Errorf("%d environment steps per gradient step: storage on %s (%v), want %s", c.envSteps, got, err, c.want)
+		}
+	}
+}
