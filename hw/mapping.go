@@ -61,13 +61,18 @@ func (m *Mapping) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// DeviceCount returns how many distinct devices the mapping uses; the CPU
-// always counts, since the actors run there (000 §IV-A).
-func (m Mapping) DeviceCount() int {
-	var used [NumKinds]bool
+// Devices reports which devices the mapping uses: the learner's, the
+// RMM's and the storage's, and the CPU always, since the actors run there
+// (000 §IV-A).
+func (m Mapping) Devices() (used [NumKinds]bool) {
 	used[CPU], used[m.Learner], used[m.RMM], used[m.Storage] = true, true, true, true
+	return used
+}
+
+// DeviceCount returns how many distinct devices the mapping uses (Devices).
+func (m Mapping) DeviceCount() int {
 	n := 0
-	for _, u := range used {
+	for _, u := range m.Devices() {
 		if u {
 			n++
 		}

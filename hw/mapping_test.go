@@ -76,5 +76,8 @@ func TestDeviceCount(t *testing.T) {
 		if got := c.m.DeviceCount(); got != c.want {
 			t.Errorf("%s uses %d devices, want %d (the actors' CPU counts)", c.m, got, c.want)
 		}
+		if used := c.m.Devices(); !used[CPU] || !used[c.m.Learner] || !used[c.m.RMM] || !used[c.m.Storage] {
+			t.Errorf("%s: devices %v leave out the CPU or a placed part", c.m, used)
+		}
 	}
 }
