@@ -197,12 +197,13 @@ func (w *Workload) InsertsPerStep() int {
 
 // StorageBytes returns the memory the data storage needs on its device
 // when the learner is on learner: the stored data points, plus, when both
-// share one accelerator, the Data Queue between them, which 000 §V-B
-// implements in that accelerator's memory. With the storage on the CPU, or
-// on another device than the learner, the queue holds only pointers
-// (§V-B) and costs nothing here. It is a float64, as the memory sizes it
-// is held against are: the products of the workloads Validate accepts
-// overflow an int64.
+// share one accelerator, the Data Queue between them, which 000 §V-B builds
+// from that accelerator's resources (charged here to its memory). No
+// other queue is charged: between the CPU and an accelerator it holds only
+// pointers (§V-B), between two host threads it is a shared host queue, and
+// between two accelerators the data goes through the host (Links). It is
+// a float64, as the memory sizes it is held against are: the products of
+// the workloads Validate accepts overflow an int64.
 func (w *Workload) StorageBytes(learner, storage Kind) float64 {
 	b := float64(w.Capacity) * float64(w.DataPointBytes)
 	if storage == learner && storage != CPU {

@@ -7,8 +7,7 @@ import (
 
 // TestStorageBytesCountsTheDataQueueOnASharedAccelerator checks 000 §V-B's
 // rule: the Data Queue occupies device memory only when the storage and
-// the learner share an accelerator; between a CPU and an accelerator, or
-// two devices, it holds pointers.
+// the learner share an accelerator; no other queue is charged.
 func TestStorageBytesCountsTheDataQueueOnASharedAccelerator(t *testing.T) {
 	// Pong's shapes (000 Table III, §VII-A): 84x84 uint8 frames stored,
 	// fp32 stacks of 4 in the queue, 200 batches of 256.
@@ -23,7 +22,7 @@ func TestStorageBytesCountsTheDataQueueOnASharedAccelerator(t *testing.T) {
 		{GPU, GPU, stored + queue},
 		{FPGA, FPGA, stored + queue},
 		{GPU, CPU, stored},
-		{CPU, CPU, stored}, // host queues hold pointers
+		{CPU, CPU, stored}, // a shared host queue, not charged
 		{FPGA, GPU, stored},
 	} {
 		if got := w.StorageBytes(c.learner, c.storage); got != c.want {

@@ -22,8 +22,8 @@ type Env struct {
 	Algos []string
 	// DataQueue is the Data Queue's size in batches (000 §VII-A: 200 for
 	// Pong, 10 for Hopper). 000 gives none for CartPole; it takes
-	// Hopper's, and at CartPole's 40-byte samples the queue decides no
-	// placement (16384 x 10 x 40 B = 6.6 MB).
+	// Hopper's, and at CartPole's 44-byte samples the queue decides no
+	// placement (16384 x 10 x 44 B = 7.2 MB).
 	DataQueue int
 }
 
