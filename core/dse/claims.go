@@ -89,7 +89,7 @@ func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", seedTablesName, err)
 	}
-	c := &claimRun{p: p, tables: tables, tableV: map[Config]*Result{}}
+	c := &claimRun{p: p, tables: tables}
 	var out []Claim
 	for _, f := range []func() ([]Claim, error){
 		c.primitives000, c.mapping000, c.tableVI000, c.power000,
@@ -117,7 +117,8 @@ type claimRun struct {
 	ppo    []PPOResult // ppo[i] is rows[i]'s design
 }
 
-// result returns the exploration of a Table V configuration.
+// result returns the exploration of a Table V configuration, exploring it
+// on the first call.
 func (c *claimRun) result(cfg Config) (*Result, error) {
 	if r, ok := c.tableV[cfg]; ok {
 		return r, nil
@@ -125,6 +126,9 @@ func (c *claimRun) result(cfg Config) (*Result, error) {
 	r, err := ExploreConfig(c.p, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if c.tableV == nil {
+		c.tableV = map[Config]*Result{}
 	}
 	c.tableV[cfg] = r
 	return r, nil
@@ -341,40 +345,34 @@ type rllibPoint struct {
 	speedup       float64
 }
 
-// rllibSweep compares the chosen mapping with RLlib's at each of env's
-// Table V batches (000 Fig. 14).
-func rllibSweep(p *hw.Platform, env string) ([]rllibPoint, error) {
-	var out []rllibPoint
-	for _, c := range TableVGrid {
-		if c.Env != env {
+// rllibExtremes compares the chosen mapping with RLlib's at each of env's
+// Table V batches (000 Fig. 14) and returns the points of the lowest and
+// the highest speedup, the first of each on a tie.
+func (c *claimRun) rllibExtremes(env string) (lo, hi rllibPoint, err error) {
+	n := 0
+	for _, cfg := range TableVGrid {
+		if cfg.Env != env {
 			continue
 		}
-		r, err := ExploreConfig(p, c)
+		r, err := c.result(cfg)
 		if err != nil {
-			return nil, err
+			return lo, hi, err
 		}
-		rl, err := rllibEval(p, r)
+		rl, err := rllibEval(c.p, r)
 		if err != nil {
-			return nil, err
+			return lo, hi, err
 		}
-		out = append(out, rllibPoint{batch: c.Batch, chosen: r.Chosen, rllib: rl, speedup: r.Chosen.GPS / rl.GPS})
+		pt := rllibPoint{batch: cfg.Batch, chosen: r.Chosen, rllib: rl, speedup: r.Chosen.GPS / rl.GPS}
+		if n == 0 || pt.speedup < lo.speedup {
+			lo = pt
+		}
+		if n == 0 || pt.speedup > hi.speedup {
+			hi = pt
+		}
+		n++
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("environment %q has no Table V configuration", env)
-	}
-	return out, nil
-}
-
-// rllibSpeedups returns the lowest and highest speedup of the chosen
-// mapping over RLlib's across env's Table V batches (000 Fig. 14).
-func rllibSpeedups(p *hw.Platform, env string) (lo, hi float64, err error) {
-	pts, err := rllibSweep(p, env)
-	if err != nil {
-		return 0, 0, err
-	}
-	lo, hi = math.Inf(1), 0
-	for _, pt := range pts {
-		lo, hi = min(lo, pt.speedup), max(hi, pt.speedup)
+	if n == 0 {
+		return lo, hi, fmt.Errorf("environment %q has no Table V configuration", env)
 	}
 	return lo, hi, nil
 }
@@ -522,18 +520,9 @@ func (c *claimRun) mapping000() ([]Claim, error) {
 				"which is longer than the step Table VII's GPS implies, so the RMM's share is smaller"),
 	)
 	for _, env := range []string{"Hopper", "Pong", "CartPole"} {
-		pts, err := rllibSweep(c.p, env)
+		lo, hi, err := c.rllibExtremes(env)
 		if err != nil {
 			return nil, err
-		}
-		lo, hi := pts[0], pts[0]
-		for _, pt := range pts {
-			if pt.speedup < lo.speedup {
-				lo = pt
-			}
-			if pt.speedup > hi.speedup {
-				hi = pt
-			}
 		}
 		want := paperRLlib[env]
 		cl := Claim{ID: "000-f14-rllib-" + strings.ToLower(env), Source: "000 §VII-E, Fig. 14",
