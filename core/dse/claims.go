@@ -247,7 +247,7 @@ func fig12Estimator(p *hw.Platform, batch int) (*hw.Estimator, error) {
 // fig12Ratio returns the lowest and the highest GPU time over FPGA time of
 // prim across fig12Batches.
 func fig12Ratio(p *hw.Platform, prim hw.Primitive) (lo, hi float64, err error) {
-	lo, hi = math.Inf(1), 0
+	var ratio span
 	for _, b := range fig12Batches {
 		e, err := fig12Estimator(p, b)
 		if err != nil {
@@ -261,9 +261,9 @@ func fig12Ratio(p *hw.Platform, prim hw.Primitive) (lo, hi float64, err error) {
 		if err != nil {
 			return 0, 0, err
 		}
-		lo, hi = min(lo, g/f), max(hi, g/f)
+		ratio.add(g / f)
 	}
-	return lo, hi, nil
+	return ratio.lo, ratio.hi, nil
 }
 
 // gpuOverFPGAFrom returns the smallest power-of-two batch up to 16384 from
@@ -1043,15 +1043,15 @@ func blockedLayoutGain(p *hw.Platform, net string) (float64, error) {
 // loadBalanceSpan returns the lowest and highest gain of 003 §3.3's load
 // balancing over the epochs 1..k-1 at which the policy may stop early.
 func loadBalanceSpan(k int) (lo, hi float64, err error) {
-	lo = math.Inf(1)
+	var gain span
 	for stop := 1; stop < k; stop++ {
 		g, err := LoadBalanceGain(k, stop)
 		if err != nil {
 			return 0, 0, err
 		}
-		lo, hi = min(lo, g), max(hi, g)
+		gain.add(g)
 	}
-	return lo, hi, nil
+	return gain.lo, gain.hi, nil
 }
 
 // gpuOverheadShare returns the share of a PPO minibatch step on the GPU
@@ -1078,15 +1078,15 @@ func gpuOverheadShare(p *hw.Platform, policy, value []hw.Layer, m int) (float64,
 
 // gpuOverheadSpan returns gpuOverheadShare's range over minibatches.
 func gpuOverheadSpan(p *hw.Platform, policy, value []hw.Layer, ms []int) (lo, hi float64, err error) {
-	lo = math.Inf(1)
+	var share span
 	for _, m := range ms {
 		s, err := gpuOverheadShare(p, policy, value, m)
 		if err != nil {
 			return 0, 0, err
 		}
-		lo, hi = min(lo, s), max(hi, s)
+		share.add(s)
 	}
-	return lo, hi, nil
+	return share.lo, share.hi, nil
 }
 
 func (c *claimRun) optimizations003() ([]Claim, error) {
