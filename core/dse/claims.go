@@ -308,10 +308,8 @@ func gpuOverFPGAFrom(p *hw.Platform, env string) (int, error) {
 // when the RMM shares the GPU (G-G-* against the learner alone), 000
 // §VII-D.
 func gpuSharingLoss(r *Result) (float64, error) {
-	for _, ev := range r.Evals {
-		if ev.Mapping.Learner == hw.GPU && ev.Mapping.RMM == hw.GPU && ev.LearnerS > 0 {
-			return 1 - r.Table.Seconds[Learner][hw.GPU]/ev.LearnerS, nil
-		}
+	if ev, ok := evalOf(r, hw.Mapping{Learner: hw.GPU, RMM: hw.GPU}); ok && ev.LearnerS > 0 {
+		return 1 - r.Table.Seconds[Learner][hw.GPU]/ev.LearnerS, nil
 	}
 	return 0, fmt.Errorf("%s B=%d: no feasible mapping with the learner and the RMM on the GPU", r.Workload.Name, r.Workload.Batch)
 }
@@ -461,7 +459,6 @@ func (c *claimRun) mapping000() ([]Claim, error) {
 		Note: "The optimum's GPS over the chosen mapping's, the largest over Table V; within a deterministic model Algorithm 3 picks the optimum."}.explain(
 		"Algorithm 3's tie rules (fewer devices, then less traffic) gave up throughput")}
 	paperBest := 0.0
-	names := map[string]string{"second": "2nd best", "worst": "worst"}
 	for _, b := range c.tables.Heterogeneous.BaselineSpeedups {
 		cfg, ok := findConfig(b.Env, b.Batch)
 		if !ok {
@@ -473,22 +470,22 @@ func (c *claimRun) mapping000() ([]Claim, error) {
 		}
 		paperBest = max(paperBest, b.WorstSpeedup)
 		for _, cell := range []struct {
-			what, mapping string
-			paper         float64
-			rival         Eval
-		}{{"second", b.SecondBest, b.Speedup, r.SecondBest}, {"worst", b.Worst, b.WorstSpeedup, r.Worst}} {
+			what, name, mapping string
+			paper               float64
+			rival               Eval
+		}{{"second", "2nd best", b.SecondBest, b.Speedup, r.SecondBest}, {"worst", "worst", b.Worst, b.WorstSpeedup, r.Worst}} {
 			if cell.paper == 0 {
 				continue // lost in extraction
 			}
 			got := Speedup(r.Chosen.GPS, cell.rival.GPS)
-			note := fmt.Sprintf("The speedup over rlx's own %s mapping, %s.", names[cell.what], cell.rival.Mapping)
+			note := fmt.Sprintf("The speedup over rlx's own %s mapping, %s.", cell.name, cell.rival.Mapping)
 			if m, err := hw.ParseMapping(cell.mapping); err == nil && m != cell.rival.Mapping {
 				if ev, ok := evalOf(r, m); ok && ev.GPS > 0 {
 					note += fmt.Sprintf(" Over the paper's %s rlx gives %.3gx.", m, r.Chosen.GPS/ev.GPS)
 				}
 			}
 			out = append(out, Claim{ID: fmt.Sprintf("000-t5-%s-%d-%s", strings.ToLower(cfg.Env), cfg.Batch, cell.what), Source: "000 Table V",
-				Statement: fmt.Sprintf("%s B=%d: the chosen mapping is %.4gx faster than the %s baseline %s", cfg.Env, cfg.Batch, cell.paper, names[cell.what], cell.mapping),
+				Statement: fmt.Sprintf("%s B=%d: the chosen mapping is %.4gx faster than the %s baseline %s", cfg.Env, cfg.Batch, cell.paper, cell.name, cell.mapping),
 				PaperLow:  cell.paper, PaperHigh: cell.paper, RlxLow: got, RlxHigh: got, Unit: "x", Note: note}.explain(rivalWhy(r.Chosen, cell.rival)))
 		}
 	}
@@ -545,18 +542,22 @@ func (c *claimRun) mapping000() ([]Claim, error) {
 	return out, nil
 }
 
+// whyLearner and whyRMM name the model of a learner and an RMM on each
+// kind of device.
+var (
+	whyLearner = [hw.NumKinds]string{hw.CPU: whyCPULearner, hw.GPU: whyGPULearner, hw.FPGA: whyFAdd}
+	whyRMM     = [hw.NumKinds]string{hw.CPU: whyCPURMM, hw.GPU: whyGPUUpdate, hw.FPGA: "B/S samples and updates per bank at 300 MHz"}
+)
+
 // bottleneckWhy names the model of ev's slowest stage.
 func bottleneckWhy(ev Eval) string {
-	dev := map[string]hw.Kind{"learner": ev.Mapping.Learner, "rmm": ev.Mapping.RMM}
-	k, ok := dev[ev.Bottleneck]
-	if !ok {
-		return "its " + ev.Bottleneck + " stage (Table IV's memory and PCIe bandwidths)"
+	switch ev.Bottleneck {
+	case "learner":
+		return fmt.Sprintf("its %s learner, where %s", ev.Mapping.Learner, whyLearner[ev.Mapping.Learner])
+	case "rmm":
+		return fmt.Sprintf("its %s RMM, where %s", ev.Mapping.RMM, whyRMM[ev.Mapping.RMM])
 	}
-	why := map[[2]string]string{
-		{"learner", "CPU"}: whyCPULearner, {"learner", "GPU"}: whyGPULearner, {"learner", "FPGA"}: whyFAdd,
-		{"rmm", "CPU"}: whyCPURMM, {"rmm", "GPU"}: whyGPUUpdate, {"rmm", "FPGA"}: "B/S samples and updates per bank at 300 MHz",
-	}[[2]string{ev.Bottleneck, k.String()}]
-	return fmt.Sprintf("its %s %s, where %s", k, map[string]string{"learner": "learner", "rmm": "RMM"}[ev.Bottleneck], why)
+	return "its " + ev.Bottleneck + " stage (Table IV's memory and PCIe bandwidths)"
 }
 
 // rateWhy names what makes a mapping's modelled GPS/W differ from Table
@@ -975,24 +976,26 @@ func (c *claimRun) design003() ([]Claim, error) {
 			get(bram, r.Network).add(float64(ppo[i].BRAM))
 		}
 	}
+	// The two designs of 003 §5.2, each with its key in Table 1's DSPs.
+	families := []struct{ name, table1 string }{{"mujoco", "mujoco"}, {"atari", "pong"}}
 	var out []Claim
-	for _, f := range []struct{ family, dspKey string }{{"mujoco", "mujoco"}, {"atari", "pong"}} {
-		want, ok := c.tables.PPOAccel.Systolic.PSys[f.family]
-		if !ok || psys[f.family] == nil {
-			return nil, fmt.Errorf("%s: ppoaccel.systolic.P_sys has no %s, or Table 2 no %s row", seedTablesName, f.family, f.family)
+	for _, f := range families {
+		want, ok := c.tables.PPOAccel.Systolic.PSys[f.name]
+		if !ok || psys[f.name] == nil {
+			return nil, fmt.Errorf("%s: ppoaccel.systolic.P_sys has no %s, or Table 2 no %s row", seedTablesName, f.name, f.name)
 		}
-		out = append(out, Claim{ID: "003-s52-psys-" + f.family, Source: "003 §5.2", Statement: fmt.Sprintf("the %s design's systolic array is %d x %d", f.family, want, want),
-			PaperLow: float64(want), PaperHigh: float64(want), RlxLow: psys[f.family].lo, RlxHigh: psys[f.family].hi, Unit: "P_sys",
+		out = append(out, Claim{ID: "003-s52-psys-" + f.name, Source: "003 §5.2", Statement: fmt.Sprintf("the %s design's systolic array is %d x %d", f.name, want, want),
+			PaperLow: float64(want), PaperHigh: float64(want), RlxLow: psys[f.name].lo, RlxHigh: psys[f.name].hi, Unit: "P_sys",
 			Note: "Eq. 9's choice over Table 2's configurations under the U200's DSP and BRAM budgets."}.explain(
 			"P_sys is limited to powers of two and sized by the GEMM core's and WU adders' DSPs and one BRAM bank per PE"))
 	}
-	for _, f := range []struct{ family, key string }{{"mujoco", "mujoco"}, {"atari", "pong"}} {
-		want, ok := c.tables.PPOAccel.Resources.DSP[f.key]
+	for _, f := range families {
+		want, ok := c.tables.PPOAccel.Resources.DSP[f.table1]
 		if !ok {
-			return nil, fmt.Errorf("%s: ppoaccel.resources_table1.dsp has no %s", seedTablesName, f.key)
+			return nil, fmt.Errorf("%s: ppoaccel.resources_table1.dsp has no %s", seedTablesName, f.table1)
 		}
-		out = append(out, Claim{ID: "003-t1-dsp-" + f.key, Source: "003 Table 1", Statement: fmt.Sprintf("the %s design uses %d DSPs", f.family, want),
-			PaperLow: float64(want), PaperHigh: float64(want), RlxLow: dsp[f.family].lo, RlxHigh: dsp[f.family].hi, Unit: "DSP",
+		out = append(out, Claim{ID: "003-t1-dsp-" + f.table1, Source: "003 Table 1", Statement: fmt.Sprintf("the %s design uses %d DSPs", f.name, want),
+			PaperLow: float64(want), PaperHigh: float64(want), RlxLow: dsp[f.name].lo, RlxHigh: dsp[f.name].hi, Unit: "DSP",
 			Note: "CUs x (P^2 DSPs per MAC + P per adder) of the chosen P_sys."}.explain(
 			"only the GEMM core and the weight-update adders are counted; the activation, Hadamard and layout modules are not modelled"))
 	}
