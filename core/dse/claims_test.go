@@ -15,12 +15,6 @@ import (
 	"github.com/rlxdev/rlx/presets"
 )
 
-// magnitudeTolerance is the factor within which a modelled magnitude counts
-// as reproducing a published one (ClaimFactor, docs/dse.md "Claims").
-const magnitudeTolerance = ClaimFactor
-
-func within(got, want float64) bool { return withinFactor(got, want) }
-
 // claimDivergences are the published claims the model does not reproduce.
 var claimDivergences = map[string]divergence{
 	"000/hopper16384/up-to-11x": {why: "the CPU learner runs at Table IV's 0.04 TOPS (16 of 56 cores), so C-C-C " +
@@ -93,7 +87,7 @@ func Test000ClaimHopper16384ThreeDevices(t *testing.T) {
 			t.Errorf("%s (%.1f GPS) beats the chosen %s (%.1f)", ev.Mapping, ev.GPS, m, r.Chosen.GPS)
 		}
 	}
-	verdict(t, "000/hopper16384/up-to-11x", within(r.SpeedupOverWorst(), 11), claimDivergences,
+	verdict(t, "000/hopper16384/up-to-11x", withinFactor(r.SpeedupOverWorst(), 11), claimDivergences,
 		fmt.Sprintf("speedup over the worst mapping %s is %.1fx", r.Worst.Mapping, r.SpeedupOverWorst()))
 	loss, err := gpuSharingLoss(r)
 	if err != nil {
@@ -113,7 +107,7 @@ func Test000ClaimFPGAUpdate11to98x(t *testing.T) {
 	if lo <= 1 {
 		t.Errorf("the FPGA update is not faster than the GPU at every batch: min ratio %.2f", lo)
 	}
-	verdict(t, "000/fig12/update-11x-98x", lo >= 11/magnitudeTolerance && hi <= 98*magnitudeTolerance, claimDivergences,
+	verdict(t, "000/fig12/update-11x-98x", lo >= 11/ClaimFactor && hi <= 98*ClaimFactor, claimDivergences,
 		fmt.Sprintf("GPU/FPGA update time ranges %.1fx-%.1fx", lo, hi))
 }
 
@@ -124,10 +118,10 @@ func Test000ClaimFPGAPrefixSum41xTo4p6xSlower(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !within(hi, 41) {
+	if !withinFactor(hi, 41) {
 		t.Errorf("the FPGA's best prefix-sum speedup over the GPU is %.1fx, published 41x", hi)
 	}
-	verdict(t, "000/fig12/prefix-41x-to-0.22x", within(lo, 1/4.6), claimDivergences,
+	verdict(t, "000/fig12/prefix-41x-to-0.22x", withinFactor(lo, 1/4.6), claimDivergences,
 		fmt.Sprintf("GPU/FPGA prefix-sum time ranges %.2fx-%.1fx", lo, hi))
 }
 
@@ -199,7 +193,7 @@ func Test000ClaimVsRLlib(t *testing.T) {
 			t.Errorf("%s: the chosen mapping is slower than RLlib's (%.2fx)", env, lo)
 		}
 		want := published[env]
-		verdict(t, "000/rllib/"+env, within(hi, want[1]), claimDivergences,
+		verdict(t, "000/rllib/"+env, withinFactor(hi, want[1]), claimDivergences,
 			fmt.Sprintf("speedup over RLlib %.2fx-%.2fx, published %.2fx-%.2fx", lo, hi, want[0], want[1]))
 	}
 }
