@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,36 @@ func TestComparisonPageIsCurrent(t *testing.T) {
 	}
 	if err := checkComparisonPage(page); err != nil {
 		t.Errorf("docs/comparison.md: %v (regenerate: go run ./cmd/rlx compare --doc docs/comparison.md)", err)
+	}
+}
+
+// TestComparisonPageHasClaims: the comparison page ends with the claims
+// section and lists it in its contents; a claims section that failed makes
+// the page one that may not stand in docs/.
+func TestComparisonPageHasClaims(t *testing.T) {
+	page := comparisonMarkdown(nil, 0, compareOptions{}, comparedClaims{markdown: "the claims table"})
+	for _, want := range []string{"| [claims](#claims) |", "\n## claims\n\nthe claims table\n"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+	exps, err := experimentPresets(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := make([]comparedSection, len(exps))
+	for i, p := range exps {
+		secs[i] = comparedSection{preset: p}
+	}
+	if err := checkComparisonPage([]byte(comparisonMarkdown(secs, len(exps), compareOptions{}, comparedClaims{markdown: "ok"}))); err != nil {
+		t.Fatalf("a whole page: %v", err)
+	}
+	failed := comparisonMarkdown(secs, len(exps), compareOptions{}, comparedClaims{err: errors.New("no platform")})
+	if !strings.Contains(failed, "*The claims did not complete: no platform.*") {
+		t.Errorf("a failed claims section:\n%s", failed)
+	}
+	if err := checkComparisonPage([]byte(failed)); err == nil || !strings.Contains(err.Error(), "did not complete") {
+		t.Errorf("checkComparisonPage on a page whose claims did not complete: %v", err)
 	}
 }
 
