@@ -88,12 +88,19 @@ func (r *unit) trace(from, to float64) Trace {
 type platformUnits struct {
 	actors  []*unit
 	links   [hw.NumKinds]*unit // PCIe of the GPU and of the FPGA; none for the CPU
-	devices map[string]*unit
+	devices map[unitKey]*unit
 	order   []*unit // devices' units in order of first use
 }
 
+// unitKey names a device's unit; looking one up allocates nothing, so the
+// charging functions may call get.
+type unitKey struct {
+	k     hw.Kind
+	stage string
+}
+
 func newPlatformUnits(actors int) platformUnits {
-	u := platformUnits{devices: map[string]*unit{}}
+	u := platformUnits{devices: map[unitKey]*unit{}}
 	for i := range actors {
 		u.actors = append(u.actors, &unit{device: "CPU", stage: "actor " + strconv.Itoa(i)})
 	}
@@ -105,7 +112,7 @@ func newPlatformUnits(actors int) platformUnits {
 
 // get returns unit stage of device k, created idle on first use.
 func (u *platformUnits) get(k hw.Kind, stage string) *unit {
-	key := k.String() + "/" + stage
+	key := unitKey{k, stage}
 	r, ok := u.devices[key]
 	if !ok {
 		r = &unit{device: k.String(), stage: stage}

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"testing"
+
+	"github.com/rlxdev/rlx/hw"
 )
 
 func TestResourceQueuesAndMerges(t *testing.T) {
@@ -44,5 +46,40 @@ func TestResourceRingKeepsTheLatest(t *testing.T) {
 	iv := r.trace(0, math.Inf(1)).Busy
 	if len(iv) != ringSize || iv[len(iv)-1].Start != float64(2*(3*ringSize-1)) {
 		t.Errorf("%d intervals, last %v", len(iv), iv[len(iv)-1])
+	}
+}
+
+// TestChargingAllocatesNothing: the charging functions run per gradient
+// step, per insert and per vector step of a run, on every mapping.
+func TestChargingAllocatesNothing(t *testing.T) {
+	p := defaultPlatform(t)
+	pl, err := Place(p, hopperDDPG(t, 256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := NewOffPolicy(pl, 256, 8, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ppo, err := NewPPO(p, cartPolePPO(4, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := ppo.Iteration()
+	for _, m := range []hw.Mapping{{}, {Learner: hw.GPU, RMM: hw.FPGA, Storage: hw.GPU}, {Learner: hw.FPGA, RMM: hw.FPGA, Storage: hw.FPGA}} {
+		if err := ppo.Remap(m); err != nil {
+			t.Fatal(err)
+		}
+		runIterations(ppo, 1) // the mapping's units exist
+		for name, charge := range map[string]func(){
+			"GradientStep": func() { off.GradientStep() }, "ActorSteps": func() { off.ActorSteps(10) },
+			"EnvSteps": func() { ppo.EnvSteps(it.Envs) }, "Inference": func() { ppo.Inference(it.Envs) },
+			"Store": func() { ppo.Store(it.Envs) }, "GAE": func() { ppo.GAE(it.Samples()) },
+			"Minibatch": ppo.Minibatch, "EndIteration": ppo.EndIteration,
+		} {
+			if n := testing.AllocsPerRun(100, charge); n != 0 {
+				t.Errorf("%s on %s: %v allocations", name, m, n)
+			}
+		}
 	}
 }
