@@ -152,6 +152,21 @@ func (e *Estimator) priorityUpdate(k Kind, batch int) (float64, error) {
 	return float64(e.fpga.RMM.UpdateCycles(batch)) / e.p.FPGA.Hz(), nil
 }
 
+// ActorStepSeconds returns one actor step on one CPU core: an environment
+// step and the policy's inference on its one observation (000 §IV-A). It
+// returns ErrUnsupported when the platform has no CPU.
+func (e *Estimator) ActorStepSeconds() (float64, error) {
+	env, err := e.Seconds(CPU, EnvStep, 1)
+	if err != nil {
+		return 0, err
+	}
+	infer, err := e.Seconds(CPU, Inference, 1)
+	if err != nil {
+		return 0, err
+	}
+	return env + infer, nil
+}
+
 // RMMSeconds returns sampling plus priority update of one batch, the RMM
 // time of one gradient step (000 §VI-A3).
 func (e *Estimator) RMMSeconds(k Kind, batch int) (float64, error) {

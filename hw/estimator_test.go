@@ -2,6 +2,7 @@ package hw
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -72,6 +73,34 @@ func TestEstimatorErrors(t *testing.T) {
 	bad.Fanout = 1
 	if _, err := NewEstimator(tableIVPlatform(t), &bad, nil); err == nil {
 		t.Error("fanout 1 accepted")
+	}
+}
+
+// TestActorStepSeconds: one actor step is the workload's environment step
+// plus the inference of one observation, allocates nothing, and needs a
+// CPU.
+func TestActorStepSeconds(t *testing.T) {
+	p := tableIVPlatform(t)
+	w := hopper(32)
+	w.EnvStepUS = 85
+	e, err := NewEstimator(p, &w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.ActorStepSeconds()
+	infer, _ := e.Seconds(CPU, Inference, 1)
+	if err != nil || infer <= 0 || math.Abs(got-(85e-6+infer)) > 1e-15 {
+		t.Errorf("ActorStepSeconds = %v, %v; want the 85 us step plus the inference's %v s", got, err, infer)
+	}
+	if n := testing.AllocsPerRun(50, func() { e.ActorStepSeconds() }); n != 0 {
+		t.Errorf("ActorStepSeconds allocates %v times", n)
+	}
+	noCPU, err := NewEstimator(&Platform{GPU: p.GPU, FPGA: p.FPGA, Link: p.Link}, &w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noCPU.ActorStepSeconds(); err != ErrUnsupported {
+		t.Errorf("without a CPU: %v, want ErrUnsupported", err)
 	}
 }
 

@@ -42,9 +42,8 @@ type OffPolicy struct {
 	// that data existed.
 	inserted float64
 
-	costs        stepCosts // under the current mapping
-	tEnv, tInfer float64   // one actor step and its inference, seconds
-
+	costs  stepCosts // under the current mapping
+	tActor float64   // one actor step with its inference (hw.Estimator.ActorStepSeconds)
 }
 
 // NewOffPolicy returns the clock of a run on pl's mapping with the
@@ -56,11 +55,8 @@ func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
 	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
 		updated: make([]float64, depth), arrived: make([]float64, depth)}
 	var err error
-	if s.tEnv, err = pl.Est.Seconds(hw.CPU, hw.EnvStep, 1); err != nil {
+	if s.tActor, err = pl.Est.ActorStepSeconds(); err != nil {
 		return nil, fmt.Errorf("sim: actor step: %w", err)
-	}
-	if s.tInfer, err = pl.Est.Seconds(hw.CPU, hw.Inference, 1); err != nil {
-		return nil, fmt.Errorf("sim: actor inference: %w", err)
 	}
 	c, err := s.costsOf(pl.Mapping)
 	if err != nil {
@@ -199,7 +195,7 @@ func (s *OffPolicy) ActorSteps(n int) float64 {
 			r = c
 		}
 	}
-	_, t := r.run(r.free, float64(n)*(s.tEnv+s.tInfer))
+	_, t := r.run(r.free, float64(n)*s.tActor)
 	bytes := int64(n) * int64(s.pl.Workload.DataPointBytes)
 	t = s.transfer(hw.CPU, s.pl.Mapping.Storage, bytes, t)
 	s.inserted = max(s.inserted, t)

@@ -72,6 +72,7 @@ type PPO struct {
 	mapping  hw.Mapping
 	accel    *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
 	heppo    *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
+	tEnv     float64          // one environment step on an actor core
 	tGAE     [hw.NumKinds]float64
 	tTrain   [hw.NumKinds]float64
 	units    platformUnits
@@ -100,6 +101,9 @@ func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
 	var err error
 	if s.est, err = hw.NewEstimator(p, &s.work, nil); err != nil {
 		return nil, err
+	}
+	if s.tEnv, err = s.est.Seconds(hw.CPU, hw.EnvStep, 1); err != nil {
+		return nil, fmt.Errorf("sim: %s: actor step: %w", it.Name, err)
 	}
 	s.costs()
 	s.mapping = s.Auto()
@@ -209,7 +213,7 @@ func (s *PPO) IterationSeconds(m hw.Mapping) float64 {
 	it := s.it
 	actors := len(s.units.actors)
 	perCore := (it.Envs + actors - 1) / actors
-	rollout := float64(it.Horizon) * (float64(perCore)*it.EnvStepUS*1e-6 + s.inference(it.Envs))
+	rollout := float64(it.Horizon) * (float64(perCore)*s.tEnv + s.inference(it.Envs))
 	bytes := int64(it.Samples()) * it.rowBytes()
 	move := s.est.CrossingSeconds
 	t := rollout + move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + s.tGAE[m.GAE()] + move(m.GAE(), m.Learner, bytes)
@@ -238,7 +242,6 @@ func (s *PPO) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
 // the actor cores and step together; the step ends when the slowest core
 // is done.
 func (s *PPO) EnvSteps(n int) {
-	per := s.it.EnvStepUS * 1e-6
 	actors := s.units.actors
 	end := s.ready
 	for i, a := range actors {
@@ -246,7 +249,7 @@ func (s *PPO) EnvSteps(n int) {
 		if i < n%len(actors) {
 			k++
 		}
-		_, t := a.run(s.ready, float64(k)*per)
+		_, t := a.run(s.ready, float64(k)*s.tEnv)
 		end = math.Max(end, t)
 	}
 	s.ready = end
