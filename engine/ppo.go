@@ -209,10 +209,11 @@ func envStepUS(cost time.Duration, id string) float64 {
 
 // ppoMappingView fills the snapshot's mapping pane for PPO: the table holds
 // the learner's minibatch updates per second and GAE iterations per second
-// (in the RMM column), and every mapping's predicted IPS, from the clock's
-// own iteration model.
+// (in the RMM column), and every mapping's predicted IPS and the phase
+// that bounds it, from the clock's own iteration model.
 func ppoMappingView(s *sim.PPO, requested Mapping) MappingView {
-	v := MappingView{Requested: requested.String(), Chosen: s.Mapping().String(), Columns: [2]string{"learner", "GAE"}, Unit: "IPS"}
+	v := MappingView{Requested: requested.String(), Chosen: s.Mapping().String(), Columns: [2]string{"learner", "GAE"}, Unit: "IPS",
+		Bottleneck: s.Bound(s.Mapping())}
 	samples := float64(s.Iteration().Samples())
 	for _, k := range hw.Kinds {
 		train, gae := s.UpdateSeconds(k), s.GAESeconds(k)
@@ -231,7 +232,7 @@ func ppoMappingView(s *sim.PPO, requested Mapping) MappingView {
 			if s.Feasible(m) != nil {
 				continue
 			}
-			v.All = append(v.All, MappingGPS{Mapping: m.String(), GPS: samples / s.IterationSeconds(m)})
+			v.All = append(v.All, MappingGPS{Mapping: m.String(), GPS: samples / s.IterationSeconds(m), Bottleneck: s.Bound(m)})
 		}
 	}
 	sortMappings(v.All)

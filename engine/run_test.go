@@ -342,6 +342,32 @@ func TestPPOPipelines(t *testing.T) {
 	}
 }
 
+// TestPPOMappingViewNamesTheBound: the PPO mapping pane names the phase
+// that bounds each mapping's iteration, as the off-policy one names the
+// unit: CartPole's rollout on F-F-F, where the systolic array trains in a
+// fraction of it, and the 16 updates on C-C-C.
+func TestPPOMappingViewNamesTheBound(t *testing.T) {
+	cfg := Config{Env: "CartPole-v1", Algo: "ppo", Mapping: MustMapping("F-F-F"), Seed: 1}.Defaults()
+	d, err := newPPODriver(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := d.view.Bottleneck; b != "actors" {
+		t.Errorf("F-F-F bound by %q, want the rollout's actors", b)
+	}
+	if err := d.remap(MustMapping("C-C-C")); err != nil {
+		t.Fatal(err)
+	}
+	if b := d.view.Bottleneck; b != "learner" {
+		t.Errorf("C-C-C bound by %q, want the learner", b)
+	}
+	for _, m := range d.view.All {
+		if !slices.Contains([]string{"actors", "pcie", "gae", "learner"}, m.Bottleneck) {
+			t.Errorf("%s bound by %q", m.Mapping, m.Bottleneck)
+		}
+	}
+}
+
 func TestPPOGAENumerics(t *testing.T) {
 	seen := map[string]int{}
 	for n := 1; n <= 5; n++ {

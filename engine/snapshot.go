@@ -250,9 +250,11 @@ type MappingView struct {
 	// Unit is the unit of PredictedGPS and of All's figures: "GPS" for
 	// off-policy runs, "IPS" for PPO.
 	Unit string
-	// Bottleneck names what bounds the running mapping's prediction: a
-	// unit ("learner", "rmm", "storage", "pcie-gpu", "pcie-fpga") or
-	// "dependency", the chain of D steps (off-policy).
+	// Bottleneck names what bounds the running mapping's prediction.
+	// Off-policy: a unit ("learner", "rmm", "storage", "pcie-gpu",
+	// "pcie-fpga", "actors") or "dependency", the chain of D steps. PPO,
+	// whose iteration runs its phases in sequence: the longest phase,
+	// "actors" (the rollout), "pcie" (the transfers), "gae" or "learner".
 	Bottleneck string
 	// LoopSeconds is one gradient step's dependency chain on idle units
 	// (sampling to priority update, transfers included), LoopLatency the
@@ -279,7 +281,7 @@ type DeviceThroughput struct {
 type MappingGPS struct {
 	Mapping    string
 	GPS        float64
-	Bottleneck string // a unit ("learner", "rmm", "storage", "pcie-gpu", "pcie-fpga") or "dependency"
+	Bottleneck string // as MappingView.Bottleneck, for this mapping
 	// Watts is the platform's modelled power running the mapping and
 	// GPSPerWatt its efficiency (000 §VII-E); 0 when the platform gives
 	// no power figures, and for PPO.

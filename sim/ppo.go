@@ -206,19 +206,54 @@ func (s *PPO) PEs() int {
 	return s.heppo.PEs
 }
 
+// ppoPhases are the phases of one iteration under a mapping, in seconds,
+// as the clock charges them. An iteration is synchronous, so they run one
+// after another: the iteration is their sum, and the longest bounds it.
+type ppoPhases struct {
+	actors  float64 // the rollout: T vector steps over the actor cores, each with an inference
+	pcie    float64 // the rollout to the storage, the GAE device and the learner; the weights back
+	gae     float64
+	learner float64 // the K x M minibatch updates
+}
+
+func (s *PPO) phases(m hw.Mapping) ppoPhases {
+	it := s.it
+	actors := len(s.units.actors)
+	perCore := (it.Envs + actors - 1) / actors
+	bytes := int64(it.Samples()) * it.rowBytes()
+	move := s.est.CrossingSeconds
+	return ppoPhases{
+		actors: float64(it.Horizon) * (float64(perCore)*s.tEnv + s.inference(it.Envs)),
+		pcie: move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + move(m.GAE(), m.Learner, bytes) +
+			move(m.Learner, hw.CPU, int64(4*it.Params)),
+		gae:     s.tGAE[m.GAE()],
+		learner: float64(it.Updates()) * s.tTrain[m.Learner],
+	}
+}
+
 // IterationSeconds predicts one iteration under m: the rollout, the
 // transfers, the GAE, the K x M updates and the weights' return, in
 // sequence, as the clock charges them.
 func (s *PPO) IterationSeconds(m hw.Mapping) float64 {
-	it := s.it
-	actors := len(s.units.actors)
-	perCore := (it.Envs + actors - 1) / actors
-	rollout := float64(it.Horizon) * (float64(perCore)*s.tEnv + s.inference(it.Envs))
-	bytes := int64(it.Samples()) * it.rowBytes()
-	move := s.est.CrossingSeconds
-	t := rollout + move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + s.tGAE[m.GAE()] + move(m.GAE(), m.Learner, bytes)
-	t += float64(it.Updates()) * s.tTrain[m.Learner]
-	return t + move(m.Learner, hw.CPU, int64(4*it.Params))
+	p := s.phases(m)
+	return p.actors + p.pcie + p.gae + p.learner
+}
+
+// Bound names the phase that takes the largest share of an iteration
+// under m: "actors" (the rollout), "pcie" (the transfers), "gae" or
+// "learner" (the K x M updates).
+func (s *PPO) Bound(m hw.Mapping) string {
+	p := s.phases(m)
+	bound, longest := "actors", p.actors
+	for _, ph := range []struct {
+		name string
+		s    float64
+	}{{"pcie", p.pcie}, {"gae", p.gae}, {"learner", p.learner}} {
+		if ph.s > longest {
+			bound, longest = ph.name, ph.s
+		}
+	}
+	return bound
 }
 
 // inference returns the actors' policy inference for n observations.

@@ -120,3 +120,54 @@ func TestPPOPipelines(t *testing.T) {
 		t.Errorf("C-C-C shows %d FPGA pipelines", len(ps))
 	}
 }
+
+// TestPPOBound: the bound is the longest phase of an iteration. CartPole's
+// 16 updates bound it on a CPU learner and its rollout on the FPGA's
+// systolic array; a 10 ms environment step makes the rollout the bound
+// everywhere, 4 GiB of weights sent back the transfers wherever the
+// learner is an accelerator.
+func TestPPOBound(t *testing.T) {
+	p := defaultPlatform(t)
+	slowEnv, bigNet := cartPolePPO(4, 4), cartPolePPO(4, 4)
+	slowEnv.EnvStepUS, bigNet.Params = 10_000, 1<<30
+	ccc := hw.Mapping{Learner: hw.CPU, RMM: hw.CPU, Storage: hw.CPU}
+	gfg := hw.Mapping{Learner: hw.GPU, RMM: hw.FPGA, Storage: hw.GPU}
+	fff := hw.Mapping{Learner: hw.FPGA, RMM: hw.FPGA, Storage: hw.FPGA}
+	for _, c := range []struct {
+		it   PPOIteration
+		m    hw.Mapping
+		want string
+	}{
+		{cartPolePPO(4, 4), ccc, "learner"}, {cartPolePPO(4, 4), fff, "actors"},
+		{slowEnv, ccc, "actors"}, {slowEnv, gfg, "actors"},
+		{bigNet, gfg, "pcie"}, {bigNet, fff, "pcie"},
+	} {
+		s, err := NewPPO(p, c.it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Bound(c.m); got != c.want {
+			t.Errorf("%s, %g us a step, %d parameters: bound %q, want %q (phases %+v)",
+				c.m, c.it.EnvStepUS, c.it.Params, got, c.want, s.phases(c.m))
+		}
+	}
+	// On every mapping the bound is the longest phase, so at least a
+	// quarter of the iteration.
+	s, err := NewPPO(p, cartPolePPO(4, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range hw.Kinds {
+		for _, g := range hw.Kinds {
+			m := hw.Mapping{Learner: l, RMM: g, Storage: l}
+			if s.Feasible(m) != nil {
+				continue
+			}
+			ph := s.phases(m)
+			longest := map[string]float64{"actors": ph.actors, "pcie": ph.pcie, "gae": ph.gae, "learner": ph.learner}[s.Bound(m)]
+			if longest < s.IterationSeconds(m)/4 || longest < max(ph.actors, ph.pcie, ph.gae, ph.learner) {
+				t.Errorf("%s: bound %q of %.3g s in an iteration of %.3g s (phases %+v)", m, s.Bound(m), longest, s.IterationSeconds(m), ph)
+			}
+		}
+	}
+}
