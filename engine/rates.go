@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -41,11 +42,9 @@ func (w *rateWindow) update(s *Snapshot) {
 	if len(w.points) > rateSpan {
 		w.points = w.points[1:]
 	}
-	old := w.points[0]
-	w.host = rates(old.c, p.c, p.host-old.host, s.Config.Algo.OnPolicy())
-	oc, pc := old.c, p.c
-	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
-	w.sim = rates(oc, pc, p.sim-old.sim, s.Config.Algo.OnPolicy())
+	old, ppo := w.points[0], s.Config.Algo.OnPolicy()
+	w.host = rates(old.c, p.c, p.host-old.host, ppo)
+	w.sim = simRates(old, p, ppo)
 
 	if len(w.run) == runPoints {
 		for i := range runPoints / 2 {
@@ -54,27 +53,19 @@ func (w *rateWindow) update(s *Snapshot) {
 		w.run = w.run[:runPoints/2]
 	}
 	w.run = append(w.run, p)
-	w.simRecent = w.lastQuarter(s.Config.Algo.OnPolicy())
+	// The rates once warm, which the exploration predicts: from the first
+	// sample at or past three quarters of the run's simulated time (the
+	// latest is) to the latest.
+	i, _ := slices.BinarySearchFunc(w.run, 0.75*p.sim, func(q ratePoint, t float64) int { return cmp.Compare(q.sim, t) })
+	w.simRecent = simRates(w.run[i], p, ppo)
 }
 
-// lastQuarter returns the rates on the simulated clock from the first
-// sample at or past three quarters of the run's simulated time to the
-// latest: the rate once warm, which the exploration predicts.
-func (w *rateWindow) lastQuarter(ppo bool) Rates {
-	p := w.run[len(w.run)-1]
-	i, _ := slices.BinarySearchFunc(w.run, 0.75*p.sim, func(q ratePoint, t float64) int {
-		switch {
-		case q.sim < t:
-			return -1
-		case q.sim > t:
-			return 1
-		}
-		return 0
-	})
-	old := w.run[min(i, len(w.run)-1)]
-	oc, pc := old.c, p.c
-	oc.GradSteps, pc.GradSteps = old.simGrad, p.simGrad
-	return rates(oc, pc, p.sim-old.sim, ppo)
+// simRates returns the rates on the simulated clock from a to b, counting
+// the gradient steps charged to the simulated platform.
+func simRates(a, b ratePoint, ppo bool) Rates {
+	ac, bc := a.c, b.c
+	ac.GradSteps, bc.GradSteps = a.simGrad, b.simGrad
+	return rates(ac, bc, b.sim-a.sim, ppo)
 }
 
 func rates(a, b Counters, dt float64, ppo bool) Rates {

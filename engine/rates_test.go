@@ -8,8 +8,8 @@ import (
 // TestSimRecentIsTheLastQuarter feeds a run whose simulated rate steps from
 // 100 to 400 gradient steps per second at three quarters of its simulated
 // time, over more snapshots than the window keeps (so that it thins), and
-// checks that SimRecent is the last quarter's 400 while Sim, the short
-// window, and the whole-run average say otherwise.
+// checks that SimRecent is the last quarter's 400 while the whole-run
+// average says otherwise.
 func TestSimRecentIsTheLastQuarter(t *testing.T) {
 	const n = 3000 // snapshots, > runPoints: thinned several times
 	var w rateWindow
