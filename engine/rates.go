@@ -53,11 +53,14 @@ func (w *rateWindow) update(s *Snapshot) {
 		w.run = w.run[:runPoints/2]
 	}
 	w.run = append(w.run, p)
-	// The rates once warm, which the exploration predicts: from the first
-	// sample at or past three quarters of the run's simulated time (the
-	// latest is) to the latest.
-	i, _ := slices.BinarySearchFunc(w.run, 0.75*p.sim, func(q ratePoint, t float64) int { return cmp.Compare(q.sim, t) })
-	w.simRecent = simRates(w.run[i], p, ppo)
+	// The rates once warm, which the exploration predicts: from the latest
+	// sample at or before three quarters of the run's simulated time (the
+	// first is) to the latest, so that a run of few samples has a window.
+	i, found := slices.BinarySearchFunc(w.run, 0.75*p.sim, func(q ratePoint, t float64) int { return cmp.Compare(q.sim, t) })
+	if !found {
+		i--
+	}
+	w.simRecent = simRates(w.run[max(i, 0)], p, ppo)
 }
 
 // simRates returns the rates on the simulated clock from a to b, counting

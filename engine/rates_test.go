@@ -9,7 +9,7 @@ import (
 // 100 to 400 gradient steps per second at three quarters of its simulated
 // time, over more snapshots than the window keeps (so that it thins), and
 // checks that SimRecent is the last quarter's 400 while the whole-run
-// average says otherwise.
+// average says otherwise. A run of two snapshots has a window too.
 func TestSimRecentIsTheLastQuarter(t *testing.T) {
 	const n = 3000 // snapshots, > runPoints: thinned several times
 	var w rateWindow
@@ -34,5 +34,13 @@ func TestSimRecentIsTheLastQuarter(t *testing.T) {
 	whole := grad / n
 	if math.Abs(w.simRecent.GPS-whole) < 100 {
 		t.Errorf("SimRecent %.1f GPS is the whole run's %.1f", w.simRecent.GPS, whole)
+	}
+	var short rateWindow
+	for i := range 2 {
+		s := &Snapshot{SimElapsed: float64(i), SimGradSteps: int64(100 * i), Config: Config{Algo: DQN}}
+		short.update(s)
+	}
+	if short.simRecent.GPS != 100 {
+		t.Errorf("a run of two snapshots: SimRecent %.1f GPS, want 100", short.simRecent.GPS)
 	}
 }

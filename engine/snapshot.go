@@ -66,8 +66,9 @@ type Snapshot struct {
 	Host         Rates // on the host wall clock
 	Sim          Rates // on the simulated platform clock
 	// SimRecent is the simulated clock's rates over the last quarter of
-	// the run's simulated time: the warm rate the exploration's
-	// prediction is for.
+	// the run's simulated time (from the latest snapshot at or before
+	// three quarters of it): the warm rate the exploration's prediction is
+	// for.
 	SimRecent Rates
 
 	Learning Learning
