@@ -2,6 +2,7 @@ package agents
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,13 +49,7 @@ func Parse(s string) (Algorithm, error) {
 }
 
 // Known reports whether a is one of All.
-func (a Algorithm) Known() bool {
-	switch a {
-	case DQN, DDPG, TD3, PPO:
-		return true
-	}
-	return false
-}
+func (a Algorithm) Known() bool { return slices.Contains(All(), a) }
 
 // MarshalText returns the text form.
 func (a Algorithm) MarshalText() ([]byte, error) { return []byte(a), nil }
