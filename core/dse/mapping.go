@@ -139,20 +139,19 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 }
 
 // actorSeconds returns the actors' time per gradient step: w's
-// environment steps per gradient step, each an environment step and a
-// policy inference on one CPU core (000 §IV-A), over w.Actors cores; 0
-// when the workload leaves the actors out. A platform that cannot run them
-// charges nothing.
+// environment steps per gradient step, each one actor step on one CPU
+// core (hw.Estimator.ActorStepSeconds), over w.Actors cores; 0 when the
+// workload leaves the actors out. A platform that cannot run them charges
+// nothing.
 func actorSeconds(e *hw.Estimator, w *hw.Workload) float64 {
 	if w.EnvStepsPerStep == 0 {
 		return 0
 	}
-	env, err1 := e.Seconds(hw.CPU, hw.EnvStep, 1)
-	infer, err2 := e.Seconds(hw.CPU, hw.Inference, 1)
-	if err1 != nil || err2 != nil {
+	step, err := e.ActorStepSeconds()
+	if err != nil {
 		return 0
 	}
-	return float64(w.EnvStepsPerStep) * (env + infer) / float64(w.Actors)
+	return float64(w.EnvStepsPerStep) * step / float64(w.Actors)
 }
 
 // evalPower returns the power of ev's mapping at its rate: each device is
