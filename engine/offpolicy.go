@@ -123,6 +123,9 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if d.clock, err = sim.NewOffPolicy(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
 		return nil, err
 	}
+	// The clock samples each batch when the data its step needs is
+	// stored, as the runtime does.
+	d.clock.Schedule(rc.LearningStarts, rc.UpdateInterval)
 	if err := remapOffPolicy(d.clock, cfg.Mapping); err != nil {
 		return nil, err
 	}
@@ -187,10 +190,10 @@ func (d *offPolicyDriver) run(ctx context.Context, g *gate) error {
 	}
 }
 
-func (d *offPolicyDriver) simGradSteps() int64 {
+func (d *offPolicyDriver) simGradSteps() (int64, float64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.clock.Steps()
+	return d.clock.Steps(), d.clock.LastStepEnd()
 }
 
 func (d *offPolicyDriver) pause()  { d.rrun.Pause() }

@@ -26,7 +26,8 @@ const runPoints = 256
 type ratePoint struct {
 	host, sim float64 // seconds on each clock
 	c         Counters
-	simGrad   int64 // gradient steps charged to the simulated platform
+	simGrad   int64   // gradient steps charged to the simulated platform
+	gradEnd   float64 // when the latest of them ended, simulated seconds
 }
 
 // rateSpan is how far back, in snapshots, rates look.
@@ -37,7 +38,7 @@ const rateSpan = 20
 // s.Counters.GradSteps (an off-policy step is charged when its priority
 // update is applied, up to D steps after it trained).
 func (w *rateWindow) update(s *Snapshot) {
-	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: s.SimGradSteps}
+	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: s.SimGradSteps, gradEnd: s.SimGradEnd}
 	w.points = append(w.points, p)
 	if len(w.points) > rateSpan {
 		w.points = w.points[1:]
@@ -60,15 +61,50 @@ func (w *rateWindow) update(s *Snapshot) {
 	if !found {
 		i--
 	}
-	w.simRecent = simRates(w.run[max(i, 0)], p, ppo)
+	recent := w.run[max(i, 0):]
+	w.simRecent = simRates(recent[0], p, ppo)
+	w.simRecent.GPS = stepSlope(recent)
 }
 
-// simRates returns the rates on the simulated clock from a to b, counting
-// the gradient steps charged to the simulated platform.
+// stepSlope returns the least-squares slope of the gradient steps charged
+// to the simulated platform against their ends over pts, 0 without two
+// distinct ends. The steps come in bursts (the actors flush their local
+// storage together and the learner then runs the steps the data allows),
+// so a rate between two end points depends on where in a burst each
+// falls, by up to a burst over the window; the slope through every sample
+// does not.
+func stepSlope(pts []ratePoint) float64 {
+	var n, mx, my float64
+	for _, q := range pts {
+		n++
+		mx += q.gradEnd
+		my += float64(q.simGrad)
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for _, q := range pts {
+		dx := q.gradEnd - mx
+		sxy += dx * (float64(q.simGrad) - my)
+		sxx += dx * dx
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
+}
+
+// simRates returns the rates on the simulated clock from a to b. Gradient
+// steps are those charged to the simulated platform, over the time between
+// their ends: the platform's now (sim) also moves with the actors' data
+// charged ahead of the learner, whose lead the host's pacing sets, so a
+// rate over it would drift by that lead at the ends of a window.
 func simRates(a, b ratePoint, ppo bool) Rates {
-	ac, bc := a.c, b.c
-	ac.GradSteps, bc.GradSteps = a.simGrad, b.simGrad
-	return rates(ac, bc, b.sim-a.sim, ppo)
+	r := rates(a.c, b.c, b.sim-a.sim, ppo)
+	r.GPS = 0
+	if dt := b.gradEnd - a.gradEnd; dt > 0 {
+		r.GPS = float64(b.simGrad-a.simGrad) / dt
+	}
+	return r
 }
 
 func rates(a, b Counters, dt float64, ppo bool) Rates {

@@ -21,7 +21,7 @@ func TestSimRecentIsTheLastQuarter(t *testing.T) {
 			rate = 400
 		}
 		grad += rate
-		s := &Snapshot{SimElapsed: sim, SimGradSteps: int64(grad), Config: Config{Algo: DQN}}
+		s := &Snapshot{SimElapsed: sim, SimGradSteps: int64(grad), SimGradEnd: sim, Config: Config{Algo: DQN}}
 		s.Counters.GradSteps = int64(grad)
 		w.update(s)
 		if len(w.run) > runPoints {
@@ -37,10 +37,28 @@ func TestSimRecentIsTheLastQuarter(t *testing.T) {
 	}
 	var short rateWindow
 	for i := range 2 {
-		s := &Snapshot{SimElapsed: float64(i), SimGradSteps: int64(100 * i), Config: Config{Algo: DQN}}
+		s := &Snapshot{SimElapsed: float64(i), SimGradSteps: int64(100 * i), SimGradEnd: float64(i), Config: Config{Algo: DQN}}
 		short.update(s)
 	}
 	if short.simRecent.GPS != 100 {
 		t.Errorf("a run of two snapshots: SimRecent %.1f GPS, want 100", short.simRecent.GPS)
+	}
+}
+
+// TestSimGPSIgnoresTheActorsLead: the learner ends 100 steps per simulated
+// second while the platform's now runs ahead of it by an actors' lead that
+// grows and then shrinks (the host's pacing, not the platform). The
+// simulated gradient-step rate, short window and last quarter, is the
+// learner's 100 throughout; over the platform's now it would not be.
+func TestSimGPSIgnoresTheActorsLead(t *testing.T) {
+	var w rateWindow
+	for i := 1; i <= 400; i++ {
+		end := float64(i)
+		lead := 20 * math.Sin(math.Pi*float64(i)/400) // 0 .. 20 s .. 0
+		s := &Snapshot{SimElapsed: end + lead, SimGradSteps: int64(100 * i), SimGradEnd: end, Config: Config{Algo: DQN}}
+		w.update(s)
+		if i > 1 && (math.Abs(w.sim.GPS-100) > 1e-9 || math.Abs(w.simRecent.GPS-100) > 1e-9) {
+			t.Fatalf("snapshot %d: sim %.3f GPS, recent %.3f GPS; the learner runs 100", i, w.sim.GPS, w.simRecent.GPS)
+		}
 	}
 }

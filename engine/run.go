@@ -39,7 +39,7 @@ type driver interface {
 // simCounter is implemented by drivers that charge gradient steps to the
 // simulated platform later than they count them (see rateWindow.update).
 type simCounter interface {
-	simGradSteps() int64
+	simGradSteps() (steps int64, lastEnd float64)
 }
 
 // pauser is implemented by drivers whose work runs on goroutines other than
@@ -289,9 +289,9 @@ func (g *gate) publish(st State) *Snapshot {
 	}
 	g.d.snapshot(s)
 	s.Busiest = busiest(s.Devices)
-	s.SimGradSteps = s.Counters.GradSteps
+	s.SimGradSteps, s.SimGradEnd = s.Counters.GradSteps, s.SimElapsed
 	if c, ok := g.d.(simCounter); ok {
-		s.SimGradSteps = c.simGradSteps()
+		s.SimGradSteps, s.SimGradEnd = c.simGradSteps()
 	}
 	g.rates.update(s)
 	s.Host, s.Sim, s.SimRecent = g.rates.host, g.rates.sim, g.rates.simRecent

@@ -63,8 +63,13 @@ type Snapshot struct {
 	// is applied, up to Config.Depth steps after it trained, so this trails
 	// Counters.GradSteps; averages on the simulated clock divide this one.
 	SimGradSteps int64
-	Host         Rates // on the host wall clock
-	Sim          Rates // on the simulated platform clock
+	// SimGradEnd is when the latest of them ended on the simulated clock.
+	// Rates of gradient steps on that clock are taken between step ends:
+	// SimElapsed also moves with the actors' data charged ahead of the
+	// learner, a lead the host's pacing sets, not the platform.
+	SimGradEnd float64
+	Host       Rates // on the host wall clock
+	Sim        Rates // on the simulated platform clock
 	// SimRecent is the simulated clock's rates over the last quarter of
 	// the run's simulated time (from the latest snapshot at or before
 	// three quarters of it): the warm rate the exploration's prediction is

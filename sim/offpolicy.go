@@ -37,13 +37,27 @@ type OffPolicy struct {
 	sampled          int64 // the next batch to sample
 	lastEnd          float64
 	ends             [traceSteps]float64 // ends of the latest steps, a ring
-	// inserted is when the latest data charged so far reached the storage:
-	// a batch is sampled no earlier, since the run sampled it only after
-	// that data existed.
+	// inserted is when the latest data charged so far reached the storage.
 	inserted float64
+	// The run's schedule (core/runtime): batch j is sampled once
+	// starts + (max(j-D+1, 0) + 1) x interval data points are stored, so
+	// it waits for the data it needs, not for data the actors charged
+	// ahead of it. stored counts the data points charged; arrivals holds,
+	// from the oldest a later batch may need, when the stored count
+	// reached each value (both monotone).
+	starts, interval int64
+	stored           int64
+	arrivals         []arrival
+	passed           int // arrivals before it are needed no more
 
 	costs  stepCosts // under the current mapping
 	tActor float64   // one actor step with its inference (hw.Estimator.ActorStepSeconds)
+}
+
+// arrival is when the storage held count data points.
+type arrival struct {
+	count int64
+	at    float64
 }
 
 // NewOffPolicy returns the clock of a run on pl's mapping with the
@@ -53,7 +67,8 @@ func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
 		return nil, fmt.Errorf("sim: batch %d, depth %d, actors %d: each must be >= 1", batch, depth, actors)
 	}
 	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
-		updated: make([]float64, depth), arrived: make([]float64, depth)}
+		updated: make([]float64, depth), arrived: make([]float64, depth),
+		interval: int64(pl.Workload.InsertsPerStep())}
 	var err error
 	if s.tActor, err = pl.Est.ActorStepSeconds(); err != nil {
 		return nil, fmt.Errorf("sim: actor step: %w", err)
@@ -64,6 +79,35 @@ func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
 	}
 	s.use(pl.Mapping, c)
 	return s, nil
+}
+
+// Schedule sets the run's learning start and update interval (the runtime's
+// LearningStarts and UpdateInterval): gradient step g needs starts +
+// (g+1) x interval data points stored, and a batch sampled D-1 steps ahead
+// needs those of its step's D-1 steps earlier. Without it the clock
+// assumes no start and the workload's inserts per step.
+func (s *OffPolicy) Schedule(starts, interval int) {
+	s.starts, s.interval = int64(starts), int64(interval)
+}
+
+// storedBy returns when the storage held need data points: the first
+// arrival of that count, or the latest insert when the data is not
+// charged yet. Needs only grow, so the arrivals before need are passed
+// for good.
+func (s *OffPolicy) storedBy(need int64) float64 {
+	for s.passed < len(s.arrivals) && s.arrivals[s.passed].count < need {
+		s.passed++
+	}
+	if s.passed > len(s.arrivals)/2 {
+		// Move the live arrivals down, in place: charging allocates
+		// nothing once the slice has grown to the actors' lead.
+		n := copy(s.arrivals, s.arrivals[s.passed:])
+		s.arrivals, s.passed = s.arrivals[:n], 0
+	}
+	if s.passed == len(s.arrivals) {
+		return s.inserted
+	}
+	return s.arrivals[s.passed].at
 }
 
 // Placement returns the placement the clock charges to, for the views;
@@ -152,15 +196,16 @@ func (s *OffPolicy) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
 // sampled, batch j as soon as the priorities of step j-D are updated, the
 // pre-sampler of 000 §V-A. With D = 1 batch k is sampled after step k-1's
 // update: the strict loop, in which nothing overlaps. No batch is sampled
-// before the data charged so far is stored, so a learner never runs ahead
-// of the actors that feed it: if they are slower on the platform, they set
-// the pace.
+// before the data its step needs is stored (Schedule), so a learner never
+// runs ahead of the actors that feed it: if they are slower on the
+// platform, they set the pace. Data the actors charged beyond that need,
+// as they do when the host's learner is slow, does not hold it back.
 func (s *OffPolicy) GradientStep() float64 {
 	m := s.pl.Mapping
 	b := int64(s.batch)
 	d := int64(s.depth)
 	for ; s.sampled < s.step+d; s.sampled++ {
-		ready := s.inserted
+		ready := s.storedBy(s.starts + (max(s.sampled-d+1, 0)+1)*s.interval)
 		if s.sampled >= d {
 			ready = max(ready, s.updated[s.sampled%d]) // the update of step sampled-D
 		}
@@ -199,11 +244,17 @@ func (s *OffPolicy) ActorSteps(n int) float64 {
 	bytes := int64(n) * int64(s.pl.Workload.DataPointBytes)
 	t = s.transfer(hw.CPU, s.pl.Mapping.Storage, bytes, t)
 	s.inserted = max(s.inserted, t)
+	s.stored += int64(n)
+	s.arrivals = append(s.arrivals, arrival{s.stored, s.inserted})
 	return t
 }
 
 // Steps returns the gradient steps charged.
 func (s *OffPolicy) Steps() int64 { return s.step }
+
+// LastStepEnd returns when the latest gradient step charged ended (its
+// priority update), 0 before the first.
+func (s *OffPolicy) LastStepEnd() float64 { return s.lastEnd }
 
 // Now returns the simulated time of the platform: the end of the latest
 // gradient step, or of the latest insert when the actors lead (as they do

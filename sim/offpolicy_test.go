@@ -249,3 +249,36 @@ func TestRemapRefusesAnInfeasibleMapping(t *testing.T) {
 		t.Errorf("RemapAuto = %v, mapping %s, the exploration chose %s", err, pl.Mapping, pl.Explored.Chosen.Mapping)
 	}
 }
+
+// TestGradientStepWaitsForItsOwnData: with the run's schedule (no start,
+// 4 data points per step), the first step waits for the first 4 points
+// stored, not for the 36 more the actor charged ahead of it, as it does
+// when the host's learner lags its actors; the tenth step waits for the
+// fortieth point.
+func TestGradientStepWaitsForItsOwnData(t *testing.T) {
+	pl, err := Place(defaultPlatform(t), hopperDDPG(t, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewOffPolicy(pl, 32, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Schedule(0, 4)
+	var stored [10]float64
+	for i := range stored {
+		stored[i] = s.ActorSteps(4)
+	}
+	first := s.GradientStep()
+	if chain := pl.Eval.LoopS; first > stored[0]+chain*1.0001 || first >= stored[9] {
+		t.Errorf("step 0 ended at %.6g s: its data was stored at %.6g s (chain %.6g s), the actor's last at %.6g s",
+			first, stored[0], chain, stored[9])
+	}
+	var end float64
+	for range 9 {
+		end = s.GradientStep()
+	}
+	if end < stored[9] {
+		t.Errorf("step 9 ended at %.6g s, before its data was stored at %.6g s", end, stored[9])
+	}
+}
