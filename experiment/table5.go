@@ -132,10 +132,8 @@ func table5Model(ctx context.Context) ([]Table5ModelRow, int, string, error) {
 // tableVConfig returns the Table V configuration of env at batch, with
 // Table III's algorithm.
 func tableVConfig(env string, batch int) (dse.Config, error) {
-	for _, c := range dse.TableVGrid {
-		if strings.EqualFold(c.Env, env) && c.Batch == batch {
-			return c, nil
-		}
+	if c, ok := dse.TableVConfig(env, batch); ok {
+		return c, nil
 	}
 	return dse.Config{}, fmt.Errorf("%s: Table V configuration %s batch %d is not in the grid of rlx dse --sweep", presets.SeedTablesFile, env, batch)
 }

@@ -460,7 +460,7 @@ func (c *claimRun) mapping000() ([]Claim, error) {
 		"Algorithm 3's tie rules (fewer devices, then less traffic) gave up throughput")}
 	paperBest := 0.0
 	for _, b := range c.tables.Heterogeneous.BaselineSpeedups {
-		cfg, ok := findConfig(b.Env, b.Batch)
+		cfg, ok := TableVConfig(b.Env, b.Batch)
 		if !ok {
 			return nil, fmt.Errorf("%s: baseline_speedups %s B=%d is not a Table V configuration", seedTablesName, b.Env, b.Batch)
 		}
@@ -595,16 +595,6 @@ func rivalWhy(chosen, rival Eval) string {
 		return "the two tie: with the learner the bottleneck, another RMM device gives the same GPS in the model, where 000's measurements separated them"
 	}
 	return fmt.Sprintf("the chosen %s is bound by %s; %s is bound by %s", chosen.Mapping, bottleneckWhy(chosen), rival.Mapping, bottleneckWhy(rival))
-}
-
-// findConfig returns the Table V configuration of env at batch.
-func findConfig(env string, batch int) (Config, bool) {
-	for _, c := range TableVGrid {
-		if strings.EqualFold(c.Env, env) && c.Batch == batch {
-			return c, true
-		}
-	}
-	return Config{}, false
 }
 
 // evalOf returns r's evaluation of m's learner-RMM pair.
@@ -889,15 +879,6 @@ func (c *claimRun) scaling001() ([]Claim, error) {
 			"001's platform, network sizes and transfer mechanism are not given; rlx's primitive times are Table IV's models, not 001's profiles"))
 	}
 	return out, nil
-}
-
-// mlpLayers returns dense layers of the given widths.
-func mlpLayers(sizes ...int) []hw.Layer {
-	var l []hw.Layer
-	for i := 1; i < len(sizes); i++ {
-		l = append(l, hw.Layer{Kind: hw.Dense, In: sizes[i-1], Out: sizes[i]})
-	}
-	return l
 }
 
 // ppoNets are the networks of 003 §5.1.

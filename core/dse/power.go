@@ -30,9 +30,7 @@ type SystemPower struct {
 // Hopper power by "the additional FPGA component compared with RLlib
 // mapping" (docs/models.md "Power").
 func CountedDevices(m hw.Mapping) [hw.NumKinds]bool {
-	var used [hw.NumKinds]bool
-	used[hw.CPU], used[m.Learner], used[m.RMM], used[m.Storage] = true, true, true, true
-	return used
+	return m.Devices()
 }
 
 // MappingPower returns the power of platform p running mapping m at gps

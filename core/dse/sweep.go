@@ -2,6 +2,7 @@ package dse
 
 import (
 	"context"
+	"strings"
 
 	"github.com/rlxdev/rlx/hw"
 )
@@ -20,6 +21,17 @@ var TableVGrid = []Config{
 	{"CartPole", "DDPG", 32}, {"CartPole", "DDPG", 256}, {"CartPole", "DDPG", 2048}, {"CartPole", "DDPG", 16384},
 	{"Hopper", "DDPG", 32}, {"Hopper", "DDPG", 256}, {"Hopper", "DDPG", 2048}, {"Hopper", "DDPG", 16384},
 	{"Pong", "DQN", 32}, {"Pong", "DQN", 64}, {"Pong", "DQN", 256},
+}
+
+// TableVConfig returns the configuration of TableVGrid for env (in any
+// case) at batch, and whether the grid has one.
+func TableVConfig(env string, batch int) (Config, bool) {
+	for _, c := range TableVGrid {
+		if strings.EqualFold(c.Env, env) && c.Batch == batch {
+			return c, true
+		}
+	}
+	return Config{}, false
 }
 
 // ExploreConfig builds the workload of c and explores it on p.
