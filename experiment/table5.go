@@ -66,7 +66,7 @@ type Table5StepRow struct {
 	Published    string  `json:"published,omitempty"`
 	PredictedGPS float64 `json:"predicted_gps"`  // the exploration's prediction for the mapping that ran
 	SimGPS       float64 `json:"sim_gps"`        // gradient steps / simulated seconds over the run
-	SimGPSRecent float64 `json:"sim_gps_recent"` // the snapshot's recent rate on the simulated clock
+	SimGPSRecent float64 `json:"sim_gps_recent"` // over the last quarter of the run's simulated time, the warm rate the prediction is for
 	HostGPS      float64 `json:"host_gps"`       // gradient steps / host seconds over the run
 	GradSteps    int64   `json:"grad_steps"`
 	Busiest      string  `json:"busiest"`
@@ -219,7 +219,7 @@ func table5Measured(done []StepResult, pub *papers.Tables) []Table5StepRow {
 		row := Table5StepRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Batch: c.Batch,
 			Requested: c.Mapping.String(), Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS,
-			SimGPS: simGPS(f), SimGPSRecent: f.Sim.GPS, HostGPS: hostGPS(f), GradSteps: f.Counters.GradSteps,
+			SimGPS: simGPS(f), SimGPSRecent: f.SimRecent.GPS, HostGPS: hostGPS(f), GradSteps: f.Counters.GradSteps,
 			Busiest: f.Busiest.String(), Workload: note,
 		}
 		for _, m := range pub.Heterogeneous.OptimalMapping {
@@ -260,7 +260,7 @@ func buildTable5(ctx context.Context, steps []StepResult, _ Options) (Report, er
 	b.WriteString(paragraph(
 		"Each step ran the engine with the step's configuration. *predicted* is the exploration's GPS",
 		"for the mapping that ran; *sim GPS* is gradient steps over the simulated seconds of the whole run,",
-		"*recent* the snapshot's rate over its last window, *host GPS* the same over host seconds",
+		"*recent* the same over the last quarter of the run's simulated time (the warm rate the prediction is for), *host GPS* the same over host seconds",
 		"(the real training on this machine). The simulated rate falls short of the prediction when",
 		"a unit the exploration does not model as the bottleneck (often the actors) sets the pace:",
 		"*busiest* names it. Table V's mapping is shown for the Table III workload at the same batch;",

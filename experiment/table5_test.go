@@ -17,7 +17,7 @@ var table5Steps = func() []StepResult {
 	cartpole := engine.Config{Env: "CartPole-v1", Algo: "dqn", Batch: 32}
 	s0 := snap(cartpole, 4000, 900, 2*time.Second, 850, 0.5)
 	s0.Mapping = engine.MappingView{Requested: "auto", Chosen: "F-F-F", PredictedGPS: 2000}
-	s0.Sim.GPS = 1750
+	s0.SimRecent.GPS = 1750
 	s0.Busiest = engine.Busiest{Device: "FPGA", Stage: "learner", Utilization: 0.97}
 
 	hopper := engine.Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 256, Mapping: engine.MustMapping("G-F-G")}
