@@ -10,6 +10,9 @@ type doc struct {
 	Steps []string `yaml:"steps"`
 	Sub   struct {
 		Rates map[string]float64 `yaml:"rates"`
+		Count int                `yaml:"count"`
+		Sizes []int              `yaml:"sizes"`
+		Caps  map[string]*uint   `yaml:"caps"`
 	} `yaml:"sub"`
 }
 
@@ -23,6 +26,11 @@ func TestDecode(t *testing.T) {
 		{in: "name: a\nstep: [x]\n", fails: true, message: `unknown field "step"`},
 		{in: "steps: 3\n", fails: true, message: "sequence is expected"},
 		{in: "sub:\n  rates:\n    ! 00000000\nA:", fails: true, message: "mapping is expected"},
+		// The decoder alone truncates a fraction into an int field.
+		{in: "sub:\n  rates: {a: 1.5}\n  count: 2.0\n  sizes: [1, 2e3]\n"},
+		{in: "sub:\n  count: 1.5\n", fails: true, message: "[2:10] 1.5 is not a whole number"},
+		{in: "sub:\n  sizes: [1, 2.25]\n", fails: true, message: "2.25 is not a whole number"},
+		{in: "sub:\n  caps: {a: 0.5}\n", fails: true, message: "0.5 is not a whole number"},
 		// These made the decoder panic (goccy/go-yaml issue 735, an
 		// unknown tag on a value that should be a list). Whether the error
 		// comes from the recovered panic or, once the decoder is fixed,
