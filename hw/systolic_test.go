@@ -211,3 +211,27 @@ func BenchmarkSystolicCycles(b *testing.B) {
 		SystolicCycles(GEMMDims{512, 3136, 256}, 32, WS, Streamed)
 	}
 }
+
+// TestSystolicCyclesIsTheFoldWalk holds SystolicCycles's closed form to
+// the fold-by-fold schedule of forEachFold (which SimulateGEMM and the
+// register-level stepper check) over every mode and dataflow, with full
+// and partial folds in both directions and single-fold rows and columns.
+func TestSystolicCyclesIsTheFoldWalk(t *testing.T) {
+	dims := []int{1, 2, 3, 7, 8, 9, 16, 17, 31, 64, 65}
+	for _, p := range []int{1, 2, 4, 8} {
+		for _, a := range dims {
+			for _, b := range dims {
+				for _, c := range dims {
+					d := GEMMDims{A: a, B: b, C: c}
+					for _, df := range []Dataflow{NS, WS, IS} {
+						for _, mode := range []FoldMode{Streamed, Separate, ScaleSim} {
+							if got, want := SystolicCycles(d, p, df, mode), forEachFold(d, p, df, mode, nil); got != want {
+								t.Fatalf("SystolicCycles(%v, P=%d, %v, %v) = %d, the fold walk %d", d, p, df, mode, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
