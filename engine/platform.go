@@ -22,18 +22,29 @@ const DefaultDevices = presets.DefaultDevices
 // device preset, or a YAML file, or DefaultDevices when path is empty. A
 // path that is neither is a FieldError naming the embedded presets.
 func LoadPlatform(path string) (*hw.Platform, error) {
+	name, data, err := PlatformFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return hw.ParsePlatform(name, data)
+}
+
+// PlatformFile returns the YAML LoadPlatform parses for path, and the name
+// its errors use: for what reads the file's comments as well as its
+// values (rlx dse --sensitivity).
+func PlatformFile(path string) (name string, data []byte, err error) {
 	if path == "" {
 		path = DefaultDevices
 	}
 	if data, err := presets.Device(path); err == nil {
-		return hw.ParsePlatform(path, data)
+		return path, data, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err = os.ReadFile(path)
 	if err != nil {
-		return nil, &FieldError{"devices", fmt.Sprintf("%q", path),
+		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path),
 			fmt.Sprintf("name a device YAML file or one of %s (%v)", strings.Join(presets.DeviceNames(), ", "), err)}
 	}
-	return hw.ParsePlatform(path, data)
+	return path, data, nil
 }
 
 // HWLayers describes the layers of a core/nn network to the hardware

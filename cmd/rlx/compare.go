@@ -15,6 +15,7 @@ import (
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 	"github.com/rlxdev/rlx/report"
 )
@@ -151,7 +152,7 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 	t0 := time.Now()
 	claims := comparedClaims{err: ctx.Err()}
 	if claims.err == nil {
-		claims.markdown, claims.err = comparisonClaims()
+		claims.markdown, claims.err = comparisonClaims(ctx)
 	}
 	claims.elapsed = time.Since(t0)
 	page := comparisonMarkdown(secs, len(exps), opt, claims)
@@ -179,9 +180,14 @@ type comparedClaims struct {
 
 // comparisonClaims renders every quantitative claim of the seed papers
 // beside the models' figures on the default platform, as rlx dse --claims
-// computes them (docs/dse.md "Claims").
-func comparisonClaims() (string, error) {
-	p, err := engine.LoadPlatform("")
+// computes them (docs/dse.md "Claims"), and how they move with each
+// unanchored constant, as rlx dse --sensitivity does.
+func comparisonClaims(ctx context.Context) (string, error) {
+	name, data, err := engine.PlatformFile("")
+	if err != nil {
+		return "", err
+	}
+	p, err := hw.ParsePlatform(name, data)
 	if err != nil {
 		return "", err
 	}
@@ -189,7 +195,11 @@ func comparisonClaims() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return claimsMarkdown(cs), nil
+	rep, err := dse.Sensitivity(ctx, name, data, presets.SeedTables(), nil)
+	if err != nil {
+		return "", err
+	}
+	return claimsMarkdown(cs) + "\n### Sensitivity to the unanchored constants\n\n" + sensitivityMarkdown(rep), nil
 }
 
 // comparisonMarkdown is the comparison page: a header saying how it was

@@ -38,7 +38,7 @@ func newDSECmd() *cobra.Command {
 		env, algo, devices string
 		batch              int
 		asJSON, sweep      bool
-		claims             bool
+		claims, sensitive  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "dse",
@@ -50,11 +50,15 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 --sweep runs the grid of 000 Table V. --claims lists every quantitative
 claim of seeds 000, 001 §5.1.4 and 003 that the models address, the
 paper's figure beside the model's, and counts those within a factor of 2.
+--sensitivity scales each constant the platform file marks "assumption"
+by 0.5 and 2, one at a time, and lists the claims and Table V mappings
+that move.
 Times are on the simulated platform (--devices, default: the embedded
 Table IV platform, the one the claims' notes describe).`,
 		Example: `  rlx dse --env Hopper --algo DDPG --batch 16384
   rlx dse --sweep --json
-  rlx dse --claims`,
+  rlx dse --claims
+  rlx dse --sensitivity --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := loadPlatform(devices)
@@ -62,6 +66,14 @@ Table IV platform, the one the claims' notes describe).`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if sensitive {
+				for _, f := range []string{"claims", "sweep", "env", "batch", "algo"} {
+					if cmd.Flags().Changed(f) {
+						return usagef("--sensitivity perturbs the claims and the Table V grid: leave out --%s", f)
+					}
+				}
+				return runSensitivity(cmd.Context(), out, cmd.ErrOrStderr(), devices, asJSON)
+			}
 			if claims {
 				for _, f := range []string{"sweep", "env", "batch", "algo"} {
 					if cmd.Flags().Changed(f) {
@@ -129,6 +141,7 @@ Table IV platform, the one the claims' notes describe).`,
 	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml) or an embedded platform name; default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")
+	f.BoolVar(&sensitive, "sensitivity", false, "scale each unanchored constant of the platform by 0.5 and 2 and list what moves (JSON schema "+sensitivitySchema+")")
 	f.BoolVar(&claims, "claims", false, "list the papers' quantitative claims beside the models' figures (JSON schema "+claimsSchema+")")
 	return cmd
 }
@@ -157,23 +170,6 @@ func claimRange(lo, hi float64) string {
 	return a + ".." + b
 }
 
-// claimsTally counts the claims that are not fitted and, of those, the
-// ones within a factor of 2.
-func claimsTally(cs []dse.Claim) (within, counted, fitted int) {
-	for _, c := range cs {
-		switch {
-		case c.Fitted:
-			fitted++
-		case c.WithinFactor2():
-			within++
-			counted++
-		default:
-			counted++
-		}
-	}
-	return within, counted, fitted
-}
-
 // claimsRule states the factor-2 rule the summaries apply.
 const claimsRule = "each end of rlx's range within a factor of 2 of the same end of the paper's: " +
 	"paper_low/2 <= rlx_low <= 2 paper_low and paper_high/2 <= rlx_high <= 2 paper_high"
@@ -200,7 +196,7 @@ func printClaims(out io.Writer, p *hw.Platform, cs []dse.Claim) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	within, counted, fitted := claimsTally(cs)
+	within, counted, fitted := dse.Tally(cs)
 	fmt.Fprintf(out, "\n%d of %d non-fitted claims are within a factor of 2 (%s); %d fitted claims match by construction and are not counted.\n",
 		within, counted, claimsRule, fitted)
 	fmt.Fprintf(out, "\nmisses (%d):\n", counted-within)
@@ -217,7 +213,7 @@ func printClaims(out io.Writer, p *hw.Platform, cs []dse.Claim) error {
 // tally, the rule and a row per claim.
 func claimsMarkdown(cs []dse.Claim) string {
 	var b strings.Builder
-	within, counted, fitted := claimsTally(cs)
+	within, counted, fitted := dse.Tally(cs)
 	fmt.Fprintf(&b, "Every quantitative claim of seeds 000, 001 §5.1.4 and 003 that rlx's models address, the paper's figure beside the model's on the Table IV platform (`rlx dse --claims`; docs/dse.md \"Claims\"). "+
 		"**%d of %d** non-fitted claims are within a factor of 2, %s. %d fitted claims (a constant back-computed from the same table) match by construction and are not counted.\n\n",
 		within, counted, claimsRule, fitted)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/presets"
 )
 
 // execute runs a constructed command with args and returns its stdout.
@@ -188,7 +189,7 @@ func TestClaimsSummary(t *testing.T) {
 		{ID: "b", PaperLow: 1, PaperHigh: 1, RlxLow: 3, RlxHigh: 3, Unit: "x", Note: "How. Miss: why."},
 		{ID: "c", PaperLow: 1, PaperHigh: 1, RlxLow: 9, RlxHigh: 9, Unit: "x", Fitted: true, Note: "Fitted."},
 	}
-	within, counted, fitted := claimsTally(cs)
+	within, counted, fitted := dse.Tally(cs)
 	if within != 1 || counted != 2 || fitted != 1 {
 		t.Errorf("tally %d of %d, %d fitted; want 1 of 2, 1 fitted", within, counted, fitted)
 	}
@@ -205,5 +206,57 @@ func TestClaimsSummary(t *testing.T) {
 	}
 	if got := claimRange(11, 98); got != "11..98" {
 		t.Errorf("claimRange = %q", got)
+	}
+}
+
+// TestDSESensitivity: --sensitivity --json covers each unanchored constant
+// of the default platform at both factors, and the text form names the
+// constants; mixing it with another mode is a usage error.
+func TestDSESensitivity(t *testing.T) {
+	out, err := execute(t, newDSECmd(), "--sensitivity", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Schema        string `json:"schema"`
+		Within        int    `json:"within_2x"`
+		Counted       int    `json:"counted"`
+		Perturbations []struct {
+			Constant string  `json:"constant"`
+			Factor   float64 `json:"factor"`
+		} `json:"perturbations"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, err := presets.Device(presets.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	knobs, err := dse.Unanchored(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Schema != sensitivitySchema || got.Counted == 0 || len(got.Perturbations) != 2*len(knobs) || len(knobs) == 0 {
+		t.Fatalf("schema %q, %d counted, %d perturbations for %d unanchored constants", got.Schema, got.Counted, len(got.Perturbations), len(knobs))
+	}
+	for i, k := range knobs {
+		for j, f := range dse.SensitivityFactors {
+			if pt := got.Perturbations[2*i+j]; pt.Constant != k.Path || pt.Factor != f {
+				t.Errorf("perturbation %d is %s x %g, want %s x %g", 2*i+j, pt.Constant, pt.Factor, k.Path, f)
+			}
+		}
+	}
+	text, err := execute(t, newDSECmd(), "--sensitivity")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range knobs {
+		if !strings.Contains(text, k.Path) {
+			t.Errorf("the table does not name %s:\n%s", k.Path, text)
+		}
+	}
+	if _, err := execute(t, newDSECmd(), "--sensitivity", "--claims"); err == nil || !strings.Contains(err.Error(), "leave out --claims") {
+		t.Errorf("--sensitivity --claims: %v", err)
 	}
 }

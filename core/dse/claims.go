@@ -60,6 +60,23 @@ func (c Claim) WithinFactor2() bool {
 	return withinFactor(c.RlxLow, c.PaperLow) && withinFactor(c.RlxHigh, c.PaperHigh)
 }
 
+// Tally counts the claims that are fitted and, of the others, all and
+// those within a factor of 2 (what "N of M" reports).
+func Tally(cs []Claim) (within, counted, fitted int) {
+	for _, c := range cs {
+		switch {
+		case c.Fitted:
+			fitted++
+		case c.WithinFactor2():
+			within++
+			counted++
+		default:
+			counted++
+		}
+	}
+	return within, counted, fitted
+}
+
 // withinFactor reports got in [want/ClaimFactor, want ClaimFactor].
 func withinFactor(got, want float64) bool {
 	return got >= want/ClaimFactor && got <= want*ClaimFactor

@@ -498,3 +498,47 @@ func TestApexTimesMatchRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestFittedClaimsAreTheFittedConstants holds the claims' fitted flags to
+// the device file's marks: a fitted claim's note names a constant the file
+// marks "fitted:" to the claim's own table, and every constant fitted to a
+// table of the seeds the list covers (000, 001, 003) has such a claim.
+func TestFittedClaimsAreTheFittedConstants(t *testing.T) {
+	data, err := presets.Device(presets.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts, err := hw.Constants(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Claims(tableIV(t), presets.SeedTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, c := range cs {
+		if !c.Fitted {
+			continue
+		}
+		named := false
+		for _, k := range consts {
+			key := k.Path[strings.LastIndex(k.Path, ".")+1:]
+			if k.Kind == hw.Fitted && strings.Contains(c.Note, key) && strings.Contains(k.Source, c.Source) {
+				named = true
+				covered[k.Path] = true
+			}
+		}
+		if !named {
+			t.Errorf("claim %s is fitted, but its note %q names no constant the file marks fitted to %s", c.ID, c.Note, c.Source)
+		}
+	}
+	for _, k := range consts {
+		if k.Kind != hw.Fitted || covered[k.Path] {
+			continue
+		}
+		if strings.HasPrefix(k.Source, "fitted: 00") && !strings.HasPrefix(k.Source, "fitted: 004") {
+			t.Errorf("%s is %q, but no claim is marked fitted for it", k.Path, k.Source)
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package dse
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/rlxdev/rlx/presets"
+)
+
+// markOnly returns the Table IV file with "assumption" marking only the
+// constants on the lines that start with each of prefixes: a platform
+// whose unanchored constants are the ones a test chooses.
+func markOnly(t *testing.T, prefixes ...string) []byte {
+	t.Helper()
+	data, err := presets.Device(presets.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	marked := 0
+	for i, l := range lines {
+		l = strings.Replace(l, "# assumption", "# was an assumption", 1)
+		for _, p := range prefixes {
+			if strings.HasPrefix(strings.TrimSpace(l), p) {
+				if j := strings.Index(l, " #"); j >= 0 {
+					l = l[:j]
+				}
+				l += " # assumption for the test"
+				marked++
+			}
+		}
+		lines[i] = l
+	}
+	if marked != len(prefixes) {
+		t.Fatalf("marked %d lines for %q", marked, prefixes)
+	}
+	return []byte(strings.Join(lines, "\n"))
+}
+
+// TestSensitivityReportsWhatMoves scales a constant that decides claims
+// and mappings (the PCIe latency) and one that no claim reads (idle DIMM
+// power: the power claims charge the DDR at TDP): the first must move
+// claims, the second nothing.
+func TestSensitivityReportsWhatMoves(t *testing.T) {
+	data := markOnly(t, "latency_us:", "idle_w: 12 ")
+	rep, err := Sensitivity(context.Background(), "table-iv", data, presets.SeedTables(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Perturbations) != 4 {
+		t.Fatalf("%d perturbations, want 2 constants x 2 factors: %+v", len(rep.Perturbations), rep.Perturbations)
+	}
+	base, err := Claims(tableIV(t), presets.SeedTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, n, _ := Tally(base); rep.Within != w || rep.Counted != n {
+		t.Errorf("baseline %d of %d, Claims gives %d of %d", rep.Within, rep.Counted, w, n)
+	}
+	for _, pt := range rep.Perturbations {
+		t.Logf("%s x %g: %d claims moved, %d flipped, %d mappings", pt.Constant, pt.Factor, len(pt.Claims), pt.Flips(), len(pt.Mappings))
+		switch pt.Constant {
+		case "link.latency_us":
+			if len(pt.Claims) == 0 {
+				t.Errorf("%s x %g moved no claim: the claims no longer see the PCIe latency", pt.Constant, pt.Factor)
+			}
+			for _, c := range pt.Claims {
+				if !moved(c.FromLow, c.ToLow) && !moved(c.FromHigh, c.ToHigh) && !c.Flipped() {
+					t.Errorf("%s listed as moved: %+v", c.ID, c)
+				}
+			}
+		case "cpu.memory_power.idle_w":
+			if len(pt.Claims)+len(pt.Mappings) != 0 || pt.Within != rep.Within {
+				t.Errorf("%s x %g moved %+v and %+v", pt.Constant, pt.Factor, pt.Claims, pt.Mappings)
+			}
+		default:
+			t.Errorf("perturbed %s, not a marked constant", pt.Constant)
+		}
+	}
+}
+
+// TestSensitivityOfTableIV runs the full analysis of the shipped platform
+// (rlx dse --sensitivity) and logs it: which claims and Table V mappings
+// each unanchored constant moves. It fails when a scaled constant leaves
+// its accepted range, so the report always covers every constant.
+func TestSensitivityOfTableIV(t *testing.T) {
+	data, err := presets.Device(presets.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	knobs, err := Unanchored(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sensitivity(context.Background(), "table-iv", data, presets.SeedTables(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Perturbations) != len(knobs)*len(SensitivityFactors) {
+		t.Fatalf("%d perturbations for %d constants", len(rep.Perturbations), len(knobs))
+	}
+	t.Logf("baseline: %d of %d non-fitted claims within 2x", rep.Within, rep.Counted)
+	for _, pt := range rep.Perturbations {
+		if pt.Invalid != "" {
+			t.Errorf("%s x %g: %s", pt.Constant, pt.Factor, pt.Invalid)
+			continue
+		}
+		t.Logf("%-24s x %-3g -> %-6g claims moved %2d, flipped %d, within 2x %d, mappings %v", pt.Constant, pt.Factor, pt.Scaled, len(pt.Claims), pt.Flips(), pt.Within, pt.Mappings)
+		for _, c := range pt.Claims {
+			if c.Flipped() {
+				t.Logf("    %s: %g..%g -> %g..%g, within 2x %v -> %v (fitted %v)", c.ID, c.FromLow, c.FromHigh, c.ToLow, c.ToHigh, c.WasWithin2x, c.Within2x, c.Fitted)
+			}
+		}
+	}
+}
