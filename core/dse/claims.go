@@ -933,6 +933,14 @@ func explore003(p *hw.Platform, r papers.IPSRow) (PPOResult, error) {
 	return ExplorePPOAccel(p.FPGA, p.Link, cfg)
 }
 
+// hostPerStep is the time per time step (all N agents stepping at once)
+// that the published IPS of r leaves beyond the model's rlxIPS: the
+// environment and host time the model does not charge.
+func hostPerStep(r papers.IPSRow, rlxIPS float64) float64 {
+	samples := float64(r.N * r.T)
+	return (samples/r.CF - samples/rlxIPS) / float64(r.T)
+}
+
 func (c *claimRun) table2003() ([]Claim, error) {
 	rows, ppo, err := c.table2()
 	if err != nil {
@@ -945,8 +953,12 @@ func (c *claimRun) table2003() ([]Claim, error) {
 			Statement: fmt.Sprintf("%s [N, T, M, K] = [%d, %d, %d, %d]: the CPU-FPGA design runs %.4g inferences per second", r.Network, r.N, r.T, r.M, r.K, r.CF),
 			PaperLow:  r.CF, PaperHigh: r.CF, RlxLow: ips, RlxHigh: ips, Unit: "IPS",
 			Note: "N T samples over the modelled T_inf + T_train (Eq. 7-8): the FPGA's compute and PCIe only."}.explain(
-			"the PPOAccel model has no environment steps and no host overheads, which the published IPS includes, so it is an upper bound; "+
-				"the gap is widest where the environment dominates (the MuJoCo MLPs)"))
+			fmt.Sprintf("the PPOAccel model has no environment steps and no host overheads, which the published IPS includes, so it is an upper bound: "+
+				"the published figure leaves %.0f us per time step of the %d agents to the environment and the host path (Python, MPI or subprocesses, the OpenCL runtime), beyond the modelled %.0f us. "+
+				"Published host costs explain part of it: the SDAccel runtime's 30-60 us per kernel call (Xilinx UG1207, \"Reducing Overhead of Kernel Enqueing\"), one call per step; "+
+				"an ALE Atari step of 0.8-1.0 ms in a Python loop (EnvPool's benchmark, 3,817-4,876 frames/s at frame skip 4); "+
+				"no published MuJoCo step time for 003's host is known to rlx",
+				hostPerStep(r, ips)*1e6, r.N, float64(r.N)/ips*1e6)))
 	}
 	return out, nil
 }
