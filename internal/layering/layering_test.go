@@ -61,7 +61,7 @@ func isUI(path string) bool {
 // states its place in the layers when it is added. The layers, bottom up:
 // internal helpers and presets; hw; core (numeric kernels, replay,
 // runtime, learners; core/dse explores hw); sim (the simulated platform
-// clock); engine and bench; report, experiment and tui; cmd.
+// clock); engine, bench and calibrate; report, experiment and tui; cmd.
 var mayImport = map[string][]string{
 	"internal/yamldoc":  nil,
 	"internal/baseline": nil,
@@ -86,6 +86,7 @@ var mayImport = map[string][]string{
 	"sim":               {"hw", "core/dse"},
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
+	"calibrate":         {"core/*", "hw"},
 	"report":            {"engine", "internal/machine"},
 	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
 	"tui":               {"engine", "internal/units"},
