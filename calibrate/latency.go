@@ -124,11 +124,8 @@ func measureLoadLatency(ctx context.Context, sizes []int, repeats, loads int, on
 		}
 		latencySink.Store(int64(p))
 
-		med := median(perRepeat)
-		pt := LatencyPoint{Bytes: slots * lineBytes, NS: med}
-		if med > 0 {
-			pt.Spread = (slices.Max(perRepeat) - slices.Min(perRepeat)) / med
-		}
+		med, spread := medianSpread(perRepeat)
+		pt := LatencyPoint{Bytes: slots * lineBytes, NS: med, Spread: spread}
 		points = append(points, pt)
 		if onPoint != nil {
 			onPoint(pt)
@@ -209,6 +206,17 @@ func chase(next []int, p, n int) int {
 		p = next[p]
 	}
 	return p
+}
+
+// medianSpread returns the median of the per-repeat figures xs and their
+// spread, (max - min) / median (0 when the median is 0): what every
+// measurement here reports.
+func medianSpread(xs []float64) (med, spread float64) {
+	med = median(xs)
+	if med > 0 {
+		spread = (slices.Max(xs) - slices.Min(xs)) / med
+	}
+	return med, spread
 }
 
 // median returns the median of xs (the mean of the middle two for an even

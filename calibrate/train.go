@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,15 +29,6 @@ func (s TrainShape) String() string {
 	return strings.Join(parts, "-") + " @ " + strconv.Itoa(s.Batch)
 }
 
-// Layers returns the shape's layers as the hw models see them.
-func (s TrainShape) Layers() []hw.Layer {
-	out := make([]hw.Layer, len(s.Sizes)-1)
-	for i := range out {
-		out[i] = hw.Layer{Kind: hw.Dense, In: s.Sizes[i], Out: s.Sizes[i+1]}
-	}
-	return out
-}
-
 // Workload returns the hw workload of one supervised training step of the
 // shape: one trained net, one forward, one input-gradient and one
 // weight-gradient pass, Adam, and the loss (one op). The replay fields
@@ -46,7 +36,7 @@ func (s TrainShape) Layers() []hw.Layer {
 func (s TrainShape) Workload() hw.Workload {
 	return hw.Workload{
 		Name:  "calibrate " + s.String(),
-		Nets:  []hw.Net{{Name: "mlp", Layers: s.Layers(), FW: 1, BW: 1, WA: 1}},
+		Nets:  []hw.Net{{Name: "mlp", Layers: hw.MLPLayers(s.Sizes...), FW: 1, BW: 1, WA: 1}},
 		Batch: s.Batch, Capacity: 2, Fanout: 2, Actors: 1,
 		DataPointBytes: 4 * (s.Sizes[0] + s.Sizes[len(s.Sizes)-1]),
 		LossOps:        1,
@@ -149,12 +139,8 @@ func timeRepeats(ctx context.Context, f func(), repeats int, minTime time.Durati
 		}
 		per = append(per, time.Since(t0).Seconds()/float64(calls))
 	}
-	slices.Sort(per)
-	med := per[len(per)/2]
-	if len(per)%2 == 0 {
-		med = (per[len(per)/2-1] + per[len(per)/2]) / 2
-	}
-	return Timing{Seconds: med, Spread: (per[len(per)-1] - per[0]) / med, Repeats: repeats}, nil
+	med, spread := medianSpread(per)
+	return Timing{Seconds: med, Spread: spread, Repeats: repeats}, nil
 }
 
 // CPUFit is the CPU model's training-step parameters fitted to measured

@@ -100,9 +100,7 @@ func ppoNetwork(name string, pub *papers.Tables) (layers []hw.Layer, obsWords, a
 	if !ok || len(widths) < 2 {
 		return nil, 0, 0, 0, fmt.Errorf("%s: ppoaccel.networks.%s.layers = %v: want a list of at least two widths", presets.SeedTablesFile, name, n.Layers)
 	}
-	for i := 1; i < len(widths); i++ {
-		layers = append(layers, hw.Layer{Kind: hw.Dense, In: widths[i-1], Out: widths[i]})
-	}
+	layers = hw.MLPLayers(widths...)
 	// Separate policy and value networks run on two CUs (003 §3.1).
 	return layers, widths[0], widths[len(widths)-1], 2, nil
 }

@@ -63,6 +63,16 @@ func (l Layer) GEMM(batch int) GEMMDims {
 	return GEMMDims{A: l.Out, B: l.Reduction(), C: batch * l.Pixels()}
 }
 
+// MLPLayers returns the dense layers of a multi-layer perceptron of the
+// given widths: input, hidden..., output (one layer per pair of widths).
+func MLPLayers(widths ...int) []Layer {
+	var l []Layer
+	for i := 1; i < len(widths); i++ {
+		l = append(l, Layer{Kind: Dense, In: widths[i-1], Out: widths[i]})
+	}
+	return l
+}
+
 // Net is one network of the learner and how often each sample passes
 // through it in one gradient step.
 type Net struct {

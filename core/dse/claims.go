@@ -796,7 +796,7 @@ func apexTD3Workload(batch int) (hw.Workload, error) {
 	w := hw.Workload{Name: "ApeX-TD3", Batch: batch, Capacity: TableVCapacity, Fanout: TableVFanout, Actors: TableVActors,
 		DataPointBytes: hw.TransitionBytes(obs, act)}
 	h := apexHidden
-	hw.ActorCriticStep(mlpLayers(obs, h, h, h, act), mlpLayers(obs+act, h, h, h, 1), true).Apply(&w)
+	hw.ActorCriticStep(hw.MLPLayers(obs, h, h, h, act), hw.MLPLayers(obs+act, h, h, h, 1), true).Apply(&w)
 	return w, w.Validate()
 }
 
@@ -901,8 +901,8 @@ func (c *claimRun) scaling001() ([]Claim, error) {
 // ppoNets are the networks of 003 §5.1.
 func ppoNets() map[string][]hw.Layer {
 	return map[string][]hw.Layer{
-		"Hopper":   mlpLayers(11, 64, 64, 3),
-		"Humanoid": mlpLayers(376, 128, 64, 17),
+		"Hopper":   hw.MLPLayers(11, 64, 64, 3),
+		"Humanoid": hw.MLPLayers(376, 128, 64, 17),
 		"Pong":     natureDQN(4, 84, 84, 6),
 	}
 }
@@ -1106,13 +1106,13 @@ func gpuOverheadSpan(p *hw.Platform, policy, value []hw.Layer, ms []int) (lo, hi
 
 func (c *claimRun) optimizations003() ([]Claim, error) {
 	nets := ppoNets()
-	mlpLo, mlpHi, err := gpuOverheadSpan(c.p, nets["Hopper"], mlpLayers(11, 64, 64, 1), []int{64, 128, 256, 512})
+	mlpLo, mlpHi, err := gpuOverheadSpan(c.p, nets["Hopper"], hw.MLPLayers(11, 64, 64, 1), []int{64, 128, 256, 512})
 	if err != nil {
 		return nil, err
 	}
 	// Pong's PPO2 shares the ConvNet between policy and value (003 §5.3.1):
 	// the value head is one more dense layer on its 512 features.
-	cnnLo, cnnHi, err := gpuOverheadSpan(c.p, nets["Pong"], mlpLayers(512, 1), []int{32, 64, 128, 256})
+	cnnLo, cnnHi, err := gpuOverheadSpan(c.p, nets["Pong"], hw.MLPLayers(512, 1), []int{32, 64, 128, 256})
 	if err != nil {
 		return nil, err
 	}

@@ -222,7 +222,7 @@ func Test003ClaimDataflowNeverWorseThanNS(t *testing.T) {
 		for range 1 + rng.IntN(4) {
 			sizes = append(sizes, 1+rng.IntN(300))
 		}
-		check(fmt.Sprintf("random %d %v", i, sizes), PPOConfig{Layers: mlpLayers(sizes...),
+		check(fmt.Sprintf("random %d %v", i, sizes), PPOConfig{Layers: hw.MLPLayers(sizes...),
 			N: 1 + rng.IntN(64), T: 1 + rng.IntN(64), M: 1 + rng.IntN(512), K: 1 + rng.IntN(10), CUs: 1 + rng.IntN(2)})
 	}
 }
@@ -270,7 +270,7 @@ func Test003ClaimLoadBalancing(t *testing.T) {
 func Test003ClaimGPUOverheadSmallMLP(t *testing.T) {
 	p := tableIV(t)
 	for _, m := range []int{64, 128, 256, 512} {
-		share, err := gpuOverheadShare(p, ppoNets()["Hopper"], mlpLayers(11, 64, 64, 1), m)
+		share, err := gpuOverheadShare(p, ppoNets()["Hopper"], hw.MLPLayers(11, 64, 64, 1), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -474,7 +474,7 @@ func TestClaimPaperFiguresMatchSeedProse(t *testing.T) {
 		for _, v := range ct.PPOAccel.Networks[net].Layers.([]any) {
 			widths = append(widths, int(v.(uint64)))
 		}
-		if got := mlpLayers(widths...); !reflect.DeepEqual(got, ppoNets()[net]) {
+		if got := hw.MLPLayers(widths...); !reflect.DeepEqual(got, ppoNets()[net]) {
 			t.Errorf("%s: ppoNets %v, seed tables %v", net, ppoNets()[net], widths)
 		}
 	}

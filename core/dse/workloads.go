@@ -60,16 +60,6 @@ func FindEnv(name string) (Env, error) {
 	return Env{}, fmt.Errorf("environment %q is not known: use one of %s", name, strings.Join(names, ", "))
 }
 
-// mlpLayers returns dense layers of the given widths: input, hidden...,
-// output.
-func mlpLayers(widths ...int) []hw.Layer {
-	var l []hw.Layer
-	for i := 1; i < len(widths); i++ {
-		l = append(l, hw.Layer{Kind: hw.Dense, In: widths[i-1], Out: widths[i]})
-	}
-	return l
-}
-
 // natureDQN returns the ConvNet of Mnih et al. 2015 (000 Table III, [14]).
 func natureDQN(frames, h, w, actions int) []hw.Layer {
 	c1 := hw.Layer{Kind: hw.Conv, In: frames, Out: 32, Kernel: 8, Stride: 4, InH: h, InW: w}
@@ -127,12 +117,12 @@ func Workload(env Env, algo string, batch int) (hw.Workload, error) {
 		if env.Hidden == 0 {
 			layers = natureDQN(env.Obs[0], env.Obs[1], env.Obs[2], env.Actions)
 		} else {
-			layers = mlpLayers(obs, env.Hidden, env.Hidden, max(env.Actions, 2))
+			layers = hw.MLPLayers(obs, env.Hidden, env.Hidden, max(env.Actions, 2))
 		}
 		hw.DQNStep(layers).Apply(&w)
 	case "DDPG", "TD3":
-		actor := mlpLayers(obs, env.Hidden, env.Hidden, env.Actions)
-		critic := mlpLayers(obs+env.Actions, env.Hidden, env.Hidden, 1)
+		actor := hw.MLPLayers(obs, env.Hidden, env.Hidden, env.Actions)
+		critic := hw.MLPLayers(obs+env.Actions, env.Hidden, env.Hidden, 1)
 		hw.ActorCriticStep(actor, critic, algo == "TD3").Apply(&w)
 	}
 	return w, w.Validate()
