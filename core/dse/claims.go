@@ -99,12 +99,19 @@ func (c Claim) explain(why string) Claim {
 // (presets.SeedTables embeds it), or, where those hold them only as prose
 // or not at all, from the constants below, each citing its section.
 func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
+	cs, _, err := claimsOn(p, seedTables)
+	return cs, err
+}
+
+// claimsOn is Claims, also returning the run whose Table V explorations
+// the claims made (Sensitivity reads the mappings from it).
+func claimsOn(p *hw.Platform, seedTables []byte) ([]Claim, *claimRun, error) {
 	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
-		return nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
+		return nil, nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
 	}
 	tables, err := papers.Parse(seedTables)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", seedTablesName, err)
+		return nil, nil, fmt.Errorf("%s: %w", seedTablesName, err)
 	}
 	c := &claimRun{p: p, tables: tables}
 	var out []Claim
@@ -114,14 +121,14 @@ func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
 	} {
 		cs, err := f()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, cs...)
 	}
 	for i := range out {
 		out[i].Within2x = out[i].WithinFactor2()
 	}
-	return out, nil
+	return out, c, nil
 }
 
 // claimRun holds what several claims share: the seed tables, the Table V

@@ -116,14 +116,14 @@ func Unanchored(data []byte) ([]hw.Constant, error) {
 // not nil, is called after each perturbation with the count done and the
 // total. It stops when ctx is done and returns ctx's error.
 //
-// Cost: one Claims and one Table V sweep per perturbation, about a second
-// each on a 2-core machine.
+// Cost: one Claims per perturbation (whose Table V explorations give the
+// mappings), tens of milliseconds each.
 func Sensitivity(ctx context.Context, name string, data, seedTables []byte, progress func(done, total int)) (*SensitivityReport, error) {
 	base, err := hw.ParsePlatform(name, data)
 	if err != nil {
 		return nil, err
 	}
-	baseClaims, baseMaps, err := claimsAndMappings(ctx, base, seedTables)
+	baseClaims, baseMaps, err := claimsAndMappings(base, seedTables)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			pt, err := perturb(ctx, name, data, seedTables, k, f, baseClaims, baseMaps)
+			pt, err := perturb(name, data, seedTables, k, f, baseClaims, baseMaps)
 			if err != nil {
 				return rep, err
 			}
@@ -154,7 +154,7 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 
 // perturb runs the claims and the Table V grid with constant k scaled by
 // factor and compares them with the baseline's.
-func perturb(ctx context.Context, name string, data, seedTables []byte, k hw.Constant, factor float64, baseClaims []Claim, baseMaps []string) (Perturbation, error) {
+func perturb(name string, data, seedTables []byte, k hw.Constant, factor float64, baseClaims []Claim, baseMaps []string) (Perturbation, error) {
 	pt := Perturbation{Constant: k.Path, Value: k.Value, Source: k.Source, Factor: factor, Scaled: k.Value}
 	scaled, v, err := hw.ScaleConstant(data, k, factor)
 	if err != nil {
@@ -162,7 +162,7 @@ func perturb(ctx context.Context, name string, data, seedTables []byte, k hw.Con
 	}
 	pt.Scaled = v
 	if v == k.Value {
-		pt.Within = withinCount(baseClaims)
+		pt.Within, _, _ = Tally(baseClaims)
 		return pt, nil
 	}
 	p, err := hw.ParsePlatform(fmt.Sprintf("%s (%s x %g)", name, k.Path, factor), scaled)
@@ -170,11 +170,11 @@ func perturb(ctx context.Context, name string, data, seedTables []byte, k hw.Con
 		pt.Invalid = err.Error()
 		return pt, nil
 	}
-	cs, maps, err := claimsAndMappings(ctx, p, seedTables)
+	cs, maps, err := claimsAndMappings(p, seedTables)
 	if err != nil {
 		return pt, fmt.Errorf("%s x %g: %w", k.Path, factor, err)
 	}
-	pt.Within = withinCount(cs)
+	pt.Within, _, _ = Tally(cs)
 	for i, c := range cs {
 		b := baseClaims[i]
 		if b.ID != c.ID {
@@ -203,25 +203,19 @@ func moved(from, to float64) bool {
 }
 
 // claimsAndMappings returns the claims on p and the chosen mapping of
-// each Table V configuration.
-func claimsAndMappings(ctx context.Context, p *hw.Platform, seedTables []byte) ([]Claim, []string, error) {
-	cs, err := Claims(p, seedTables)
+// each Table V configuration, from the explorations the claims made.
+func claimsAndMappings(p *hw.Platform, seedTables []byte) ([]Claim, []string, error) {
+	cs, run, err := claimsOn(p, seedTables)
 	if err != nil {
 		return nil, nil, err
 	}
-	rs, err := Sweep(ctx, p, TableVGrid)
-	if err != nil {
-		return nil, nil, err
-	}
-	maps := make([]string, len(rs))
-	for i, r := range rs {
+	maps := make([]string, len(TableVGrid))
+	for i, cfg := range TableVGrid {
+		r, err := run.result(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
 		maps[i] = r.Chosen.Mapping.String()
 	}
 	return cs, maps, nil
-}
-
-// withinCount is the within of Tally.
-func withinCount(cs []Claim) int {
-	w, _, _ := Tally(cs)
-	return w
 }
