@@ -12,33 +12,112 @@ func (m cpuModel) rate(threads int) float64 {
 	return m.s.PeakGFLOPS * 1e9 * float64(min(threads, m.s.Cores)) / float64(m.s.Cores)
 }
 
-// opSeconds is the roofline time of one framework op with threads threads
-// plus the framework's per-op overhead (000 §IV-B2, PyTorch with OpenMP).
+// opSeconds is the time of one framework op with threads threads: the
+// framework's per-op overhead (000 §IV-B2, PyTorch with OpenMP) plus the
+// GEMM's compute (gemmSeconds) or the elementwise op's traffic
+// (elementwiseSeconds).
 func (m cpuModel) opSeconds(o op, threads int) float64 {
-	var flops, bytes float64
+	t := m.s.OpOverheadUS * 1e-6
 	if o.gemm.A > 0 {
-		flops = 2 * float64(o.gemm.MACs())
-		bytes = 4 * float64(int64(o.gemm.A)*int64(o.gemm.B)+int64(o.gemm.B)*int64(o.gemm.C)+int64(o.gemm.A)*int64(o.gemm.C))
-	} else {
-		flops = float64(o.elems)
-		bytes = 12 * float64(o.elems)
+		return t + m.gemmSeconds(o.gemm, threads)
 	}
-	return m.s.OpOverheadUS*1e-6 + max(flops/m.rate(threads), bytes/(m.s.MemBWGBs*1e9))
+	return t + m.elementwiseSeconds(o, threads)
+}
+
+// gemmSeconds is a GEMM's time: tile by tile when the micro-kernel is
+// known, else the roofline of the fp32 rate and the memory bandwidth.
+func (m cpuModel) gemmSeconds(g GEMMDims, threads int) float64 {
+	if m.s.GEMMKernel != nil {
+		return m.tiledGEMMSeconds(g, threads)
+	}
+	flops := 2 * float64(g.MACs())
+	bytes := 4 * float64(int64(g.A)*int64(g.B)+int64(g.B)*int64(g.C)+int64(g.A)*int64(g.C))
+	return max(flops/m.rate(threads), bytes/(m.s.MemBWGBs*1e9))
+}
+
+// elementwiseSeconds is an elementwise op's time: its traffic at the L2's
+// bandwidth when its operands fit there and ElementwiseGBs is known, else
+// at the memory's, or its flops at the core rate if that is longer.
+func (m cpuModel) elementwiseSeconds(o op, threads int) float64 {
+	bytes := o.bytes()
+	bw := m.s.MemBWGBs
+	if m.s.ElementwiseGBs > 0 && bytes <= m.s.L2KB*1024 {
+		bw = m.s.ElementwiseGBs
+	}
+	return max(float64(o.elems)/m.rate(threads), bytes/(bw*1e9))
+}
+
+// tiledGEMMSeconds charges a GEMM as a register-blocked micro-kernel runs
+// it (GEMMKernelSpec). In the row-major layout of core/nn the GEMM a x b
+// times b x c of 003 Eq. 5 computes C^T: m = c rows, n = a columns, a
+// reduction of k = b. Rows go in tiles of TileRows and a remainder; columns
+// in tiles of TileCols, then one tile of the whole vectors left and one
+// masked vector. A tile of r rows and v vectors spends
+// max(r v / FMAUnits, FMALatencyCycles / sets) cycles per step of k, where a
+// cycle is the time in which one core issues PeakFlopsPerCycle at the
+// sustained rate (PeakGFLOPS / Cores); each call of the micro-kernel,
+// one per tile and block of k, adds TileNS. Threads divide the tiles.
+func (m cpuModel) tiledGEMMSeconds(g GEMMDims, threads int) float64 {
+	kn := m.s.GEMMKernel
+	rows, n, k := int64(g.C), int64(g.A), int64(g.B)
+	tr, lanes := int64(kn.TileRows), int64(kn.SIMDLanes)
+	stepCycles := func(r, v int64) float64 {
+		sets := 1.0
+		if 2*r*v <= int64(kn.AccumulatorRegs) {
+			sets = 2
+		}
+		return max(float64(r*v)/float64(kn.FMAUnits), float64(kn.FMALatencyCycles)/sets)
+	}
+	// Column tiles: full ones of TileCols, one of the whole vectors left,
+	// one masked vector.
+	tc := int64(kn.TileCols)
+	colTiles := [3]struct{ count, vectors int64 }{
+		{n / tc, tc / lanes},
+		{b2i(n%tc >= lanes), n % tc / lanes},
+		{b2i(n%lanes > 0), 1},
+	}
+	fullRows, restRows := rows/tr, rows%tr
+	var cycles float64
+	var tiles int64
+	for _, ct := range colTiles {
+		if ct.count == 0 {
+			continue
+		}
+		cycles += float64(ct.count*fullRows) * stepCycles(tr, ct.vectors)
+		tiles += ct.count * fullRows
+		if restRows > 0 {
+			cycles += float64(ct.count) * stepCycles(restRows, ct.vectors)
+			tiles += ct.count
+		}
+	}
+	par := float64(min(threads, m.s.Cores))
+	cycleS := float64(kn.PeakFlopsPerCycle()) / (m.s.PeakGFLOPS * 1e9 / float64(m.s.Cores))
+	blocks := (k + int64(kn.BlockK) - 1) / int64(kn.BlockK)
+	return (float64(k)*cycles*cycleS + float64(tiles*blocks)*kn.TileNS*1e-9) / par
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // trainStep returns the time of one gradient step on the CPU learner.
 func (m cpuModel) trainStep(w *Workload, batch int) float64 {
 	t := 0.0
-	forEachOp(w, batch, func(o op) { t += m.opSeconds(o, m.s.TrainThreads) })
+	forEachOp(w, batch, m.s.FusedOptimizer, func(o op) { t += m.opSeconds(o, m.s.TrainThreads) })
 	return t
 }
 
 // inference returns one actor's policy evaluation on one core for batch
-// observations (000 §IV-A: each actor on one core).
+// observations (000 §IV-A: each actor on one core): per layer the forward
+// GEMM and its activation, as a training step's forward pass runs them.
 func (m cpuModel) inference(w *Workload, batch int) float64 {
 	t := 0.0
 	for _, l := range w.Nets[0].Layers {
-		t += m.opSeconds(op{gemm: l.GEMM(batch)}, 1)
+		t += m.opSeconds(op{gemm: l.GEMM(batch)}, 1) + m.opSeconds(op{elems: int64(batch) * l.Outputs()}, 1)
 	}
 	return t
 }

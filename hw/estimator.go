@@ -265,11 +265,11 @@ func (e *Estimator) GPUExecSeconds(batch int) (float64, error) {
 		return 0, fmt.Errorf("hw: batch %d: must be >= 1", batch)
 	}
 	t := 0.0
-	forEachOp(&e.w, batch, func(o op) {
+	forEachOp(&e.w, batch, false, func(o op) {
 		if o.gemm.A > 0 {
 			t += e.gpu.gemmSeconds(o.gemm)
 		} else {
-			t += 12 * float64(o.elems) / (e.gpu.s.MemBWGBs * 1e9)
+			t += o.bytes() / (e.gpu.s.MemBWGBs * 1e9)
 		}
 	})
 	return t, nil

@@ -35,7 +35,7 @@ func (m gpuModel) opSeconds(o op) float64 {
 	if o.gemm.A > 0 {
 		exec = m.gemmSeconds(o.gemm)
 	} else {
-		exec = 12 * float64(o.elems) / (m.s.MemBWGBs * 1e9)
+		exec = o.bytes() / (m.s.MemBWGBs * 1e9)
 	}
 	return max(m.s.LaunchUS*1e-6, exec)
 }
@@ -44,7 +44,7 @@ func (m gpuModel) opSeconds(o op) float64 {
 // new priorities back.
 func (m gpuModel) trainStep(w *Workload, batch int) float64 {
 	t := m.s.LaunchUS * 1e-6
-	forEachOp(w, batch, func(o op) { t += m.opSeconds(o) })
+	forEachOp(w, batch, false, func(o op) { t += m.opSeconds(o) })
 	return t
 }
 

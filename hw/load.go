@@ -133,6 +133,21 @@ func (s *CPUSpec) validate(c *checker, at string) {
 	c.floatIn(at+".atomic_cycles", s.AtomicCycles, 0, 10000)
 	c.floatIn(at+".op_overhead_us", s.OpOverheadUS, 0, 1e5)
 	c.floatIn(at+".parallel_region_us", s.ParallelRegionUS, 0, 1e5)
+	c.floatIn(at+".elementwise_gbs", s.ElementwiseGBs, 0, 1e6)
+	if k := s.GEMMKernel; k != nil {
+		g := at + ".gemm_kernel"
+		c.intIn(g+".simd_lanes", k.SIMDLanes, 1, 64)
+		c.intIn(g+".fma_units", k.FMAUnits, 1, 16)
+		c.intIn(g+".fma_latency_cycles", k.FMALatencyCycles, 1, 100)
+		c.intIn(g+".tile_rows", k.TileRows, 1, 64)
+		c.intIn(g+".tile_cols", k.TileCols, 1, 1024)
+		c.intIn(g+".block_k", k.BlockK, 1, 1<<20)
+		c.floatIn(g+".tile_ns", k.TileNS, 0, 1e6)
+		c.intIn(g+".accumulator_registers", k.AccumulatorRegs, 0, 1024)
+		if k.SIMDLanes >= 1 && k.TileCols%k.SIMDLanes != 0 {
+			c.add(g+".tile_cols", "%s.tile_cols = %d must be a multiple of simd_lanes = %d", g, k.TileCols, k.SIMDLanes)
+		}
+	}
 	c.intIn(at+".train_threads", s.TrainThreads, 1, s.Cores)
 	c.intIn(at+".rmm_threads", s.RMMThreads, 1, s.Cores)
 	if !(s.L1LatencyCycles <= s.L2LatencyCycles && s.L2LatencyCycles <= s.LLCLatencyCycles && s.LLCLatencyCycles <= s.DRAMLatencyCycles) {

@@ -66,6 +66,18 @@ type CPUSpec struct {
 	OpOverheadUS float64 `yaml:"op_overhead_us"`
 	// ParallelRegionUS is the fork/join cost of one OpenMP parallel region.
 	ParallelRegionUS float64 `yaml:"parallel_region_us"`
+	// GEMMKernel describes the register-blocked GEMM micro-kernel the
+	// framework runs, when it is known (a calibrated host: rlx's own
+	// kernels); nil charges a GEMM at the roofline of PeakGFLOPS.
+	GEMMKernel *GEMMKernelSpec `yaml:"gemm_kernel"`
+	// ElementwiseGBs is the bandwidth of an elementwise op whose operands
+	// fit in the L2 cache; 0 charges every elementwise op at MemBWGBs.
+	ElementwiseGBs float64 `yaml:"elementwise_gbs"`
+	// FusedOptimizer is true when the framework runs Adam as one kernel
+	// over all of a network's parameters and zeroes its gradients in one
+	// pass (rlx's core/nn), false for one kernel per operation and tensor
+	// (PyTorch's default Adam, 000 §IV-B2).
+	FusedOptimizer bool `yaml:"fused_optimizer"`
 	// TrainThreads is the number of threads of the CPU learner (000 §VII-C: 16).
 	TrainThreads int `yaml:"train_threads"`
 	// RMMThreads is the number of threads of the CPU replay manager when it
@@ -77,6 +89,42 @@ type CPUSpec struct {
 	Power       *PowerSpec `yaml:"power"`
 	MemoryPower *PowerSpec `yaml:"memory_power"`
 }
+
+// GEMMKernelSpec is a register-blocked GEMM micro-kernel (the BLIS/GotoBLAS
+// structure): C is computed in tiles of TileRows x TileCols, each tile
+// accumulating in vector registers over a block of BlockK of the
+// reduction. A tile of r rows and v vectors issues r x v fused multiply-adds
+// per step of the reduction; with FMAUnits issued per cycle and every
+// accumulator a dependency chain of FMALatencyCycles, a step takes
+// max(r v / FMAUnits, FMALatencyCycles / sets) cycles, sets being the
+// accumulator sets the tile alternates (docs/models.md "Training step").
+type GEMMKernelSpec struct {
+	// SIMDLanes is the number of fp32 lanes of a vector register (AVX2: 8).
+	SIMDLanes int `yaml:"simd_lanes"`
+	// FMAUnits is the number of vector FMAs the core issues per cycle.
+	FMAUnits int `yaml:"fma_units"`
+	// FMALatencyCycles is the latency of one FMA.
+	FMALatencyCycles int `yaml:"fma_latency_cycles"`
+	// TileRows and TileCols are the largest tile; TileCols is a multiple of
+	// SIMDLanes. Columns left over take one narrower tile of whole vectors
+	// and one masked vector.
+	TileRows int `yaml:"tile_rows"`
+	TileCols int `yaml:"tile_cols"`
+	// BlockK is the block of the reduction a tile covers per call.
+	BlockK int `yaml:"block_k"`
+	// AccumulatorRegs is the number of vector registers a tile's
+	// accumulators may take: a tile whose r x v accumulators fit twice
+	// keeps two sets and alternates them over the reduction, which halves
+	// the latency bound. 0 means one set always.
+	AccumulatorRegs int `yaml:"accumulator_registers"`
+	// TileNS is the fixed cost of one micro-kernel call: loading and
+	// storing its tile of C, and the call itself.
+	TileNS float64 `yaml:"tile_ns"`
+}
+
+// PeakFlopsPerCycle is the fp32 flops one core's FMA units can issue per
+// cycle: 2 (multiply and add) x lanes x units.
+func (k *GEMMKernelSpec) PeakFlopsPerCycle() int { return 2 * k.SIMDLanes * k.FMAUnits }
 
 // GPUSpec describes a GPU (000 Table IV, 003 §2.4).
 type GPUSpec struct {

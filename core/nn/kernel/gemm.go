@@ -76,6 +76,29 @@ func GemmNaive(transA, transB bool, m, n, k int, alpha float32, a []float32, lda
 // with AVX2 and FMA (unless built with the purego tag), else "purego".
 func Impl() string { return active.name }
 
+// Tiling is the register blocking of the GEMM micro-kernel in use, for
+// cost models: tiles of up to Rows x Cols of C, Cols a multiple of Lanes
+// (the fp32 lanes of a vector; narrower leftovers take one tile of whole
+// vectors and one masked vector when Masked, else scalar code), over blocks
+// of BlockK of the reduction. A tile whose accumulators fit twice in
+// AccumulatorRegs registers keeps two sets and alternates them over the
+// reduction, to hide the FMA latency (gen_amd64.go); 0 means one set.
+type Tiling struct {
+	Rows, Cols, Lanes, BlockK int
+	Masked                    bool
+	AccumulatorRegs           int
+}
+
+// Tile returns the tiling of the micro-kernel Impl names: 6 x 16 on 8 lanes
+// for "avx2-fma", 4 x 4 scalar for "purego".
+func Tile() Tiling {
+	lanes, regs := 1, 0
+	if active.asm {
+		lanes, regs = 8, 12
+	}
+	return Tiling{Rows: active.mr, Cols: active.nrs[0], Lanes: lanes, BlockK: kc, Masked: active.narrow, AccumulatorRegs: regs}
+}
+
 // checkGemm panics on misuse; the messages name the offending argument.
 func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if m < 0 || n < 0 || k < 0 {

@@ -1,0 +1,89 @@
+package hw
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// tiledCPU is one core at 32 GFLOPS with core/nn's AVX2 tiling: a cycle
+// (32 flops at full rate) is exactly 1 ns.
+func tiledCPU(tileNS float64) cpuModel {
+	s := &CPUSpec{Cores: 1, ClockGHz: 1, PeakGFLOPS: 32, MemBWGBs: 10, L2KB: 1024,
+		GEMMKernel: &GEMMKernelSpec{SIMDLanes: 8, FMAUnits: 2, FMALatencyCycles: 4, TileRows: 6, TileCols: 16, BlockK: 256, AccumulatorRegs: 12, TileNS: tileNS}}
+	return cpuModel{s: s, hz: 1e9}
+}
+
+// TestTiledGEMMFullTiles: a GEMM of whole 6 x 16 tiles runs at the
+// sustained rate, plus one call cost per tile and block of k.
+func TestTiledGEMMFullTiles(t *testing.T) {
+	m := tiledCPU(0)
+	g := GEMMDims{A: 32, B: 512, C: 12} // n = 32, k = 512, rows = 12
+	want := 2 * float64(g.MACs()) / 32e9
+	if got := m.gemmSeconds(g, 1); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("full tiles: %g s, want the rate's %g s", got, want)
+	}
+	// 2 row tiles x 2 column tiles x 2 blocks of k = 8 calls.
+	withCalls := tiledCPU(5)
+	if got := withCalls.gemmSeconds(g, 1); math.Abs(got-(want+8*5e-9)) > 1e-15 {
+		t.Errorf("with 5 ns calls: %g s, want %g s", got, want+8*5e-9)
+	}
+}
+
+// TestTiledGEMMLatencyBound: one row of 16 columns keeps 2 accumulators,
+// which fit twice in 12 registers, so it alternates two sets: max(2/2, 4/2)
+// = 2 cycles per step of k for 16 MACs, half the peak's rate. A masked
+// tail of 3 columns costs a whole vector.
+func TestTiledGEMMLatencyBound(t *testing.T) {
+	m := tiledCPU(0)
+	if got, want := m.gemmSeconds(GEMMDims{A: 16, B: 100, C: 1}, 1), 100*2e-9; math.Abs(got-want) > 1e-15 {
+		t.Errorf("1 x 16: %g s, want %g s", got, want)
+	}
+	// 6 rows x 3 columns: one masked vector, 6 accumulators that fit twice:
+	// max(6/2, 4/2) = 3 cycles.
+	if got, want := m.gemmSeconds(GEMMDims{A: 3, B: 100, C: 6}, 1), 100*3e-9; math.Abs(got-want) > 1e-15 {
+		t.Errorf("6 x 3: %g s, want %g s", got, want)
+	}
+	// 6 rows x 27 columns: a 16-wide tile (12 accumulators, one set:
+	// max(6, 4) = 6 cycles), an 8-wide one and a masked one (3 each).
+	if got, want := m.gemmSeconds(GEMMDims{A: 27, B: 10, C: 6}, 1), 10*(6+3+3)*1e-9; math.Abs(got-want) > 1e-15 {
+		t.Errorf("6 x 27: %g s, want %g s", got, want)
+	}
+}
+
+// TestFusedOptimizerOps: a fused optimizer charges one Adam and one zeroing
+// op per trained net over all its parameters.
+func TestFusedOptimizerOps(t *testing.T) {
+	w := Workload{Nets: []Net{{Layers: MLPLayers(4, 8, 2), FW: 1, BW: 1, WA: 1}}}
+	var fused, unfused int
+	var bytes float64
+	forEachOp(&w, 1, true, func(o op) {
+		if o.gemm.A == 0 {
+			fused++
+			bytes += o.bytes()
+		}
+	})
+	forEachOp(&w, 1, false, func(o op) {
+		if o.gemm.A == 0 {
+			unfused++
+		}
+	})
+	params := float64(4*8 + 8 + 8*2 + 2)
+	// Elementwise ops besides the optimizer: 2 forward, 1 input-gradient,
+	// 2 weight-gradient, 2 priority (no loss op in this workload).
+	if fused != 7+2 || unfused != 7+2*2*adamOps {
+		t.Errorf("elementwise ops: fused %d, unfused %d", fused, unfused)
+	}
+	// Outputs of batch 1: forward 8 + 2, input gradient 2, weight
+	// gradient 8 + 2, priorities 1 + 1; 12 bytes each.
+	if want := 12*(8+2+2+8+2+1+1) + params*(fusedAdamBytes+fusedZeroBytes); bytes != want {
+		t.Errorf("fused traffic %g bytes, want %g", bytes, want)
+	}
+}
+
+func TestGEMMKernelValidation(t *testing.T) {
+	data := strings.Replace(string(readPreset(t, "table-iv")), "  train_threads: 16", "  gemm_kernel: {simd_lanes: 8, fma_units: 2, fma_latency_cycles: 4, tile_rows: 6, tile_cols: 12, block_k: 256}\n  train_threads: 16", 1)
+	if _, err := ParsePlatform("k.yaml", []byte(data)); err == nil || !strings.Contains(err.Error(), "tile_cols = 12 must be a multiple of simd_lanes = 8") {
+		t.Errorf("tile_cols 12 on 8 lanes: %v", err)
+	}
+}
