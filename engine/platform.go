@@ -2,8 +2,11 @@ package engine
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -18,9 +21,9 @@ import (
 // empty: the CPU, GPU, FPGA and PCIe of 000 Table IV.
 const DefaultDevices = presets.DefaultDevices
 
-// LoadPlatform returns the devices named by path: the name of an embedded
-// device preset, or a YAML file, or DefaultDevices when path is empty. A
-// path that is neither is a FieldError naming the embedded presets.
+// LoadPlatform returns the devices named by path, resolved as PlatformFile
+// does: DefaultDevices when path is empty, else an embedded device preset,
+// a platform of yours in UserDevicesDir, or a YAML file.
 func LoadPlatform(path string) (*hw.Platform, error) {
 	name, data, err := PlatformFile(path)
 	if err != nil {
@@ -29,9 +32,60 @@ func LoadPlatform(path string) (*hw.Platform, error) {
 	return hw.ParsePlatform(name, data)
 }
 
+// HostDevices is the user platform rlx calibrate measures on this machine
+// and saves in UserDevicesDir as host.yaml.
+const HostDevices = "host"
+
+// UserDevicesDir is the directory of your platforms, each one NAME.yaml
+// for --devices NAME: rlx/devices under the user configuration directory
+// ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support
+// on macOS, %AppData% on Windows). "" when there is none.
+func UserDevicesDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "rlx", "devices")
+}
+
+// UserDeviceNames returns the names of your platforms, the *.yaml files of
+// UserDevicesDir without ".yaml", sorted; nil when there are none or the
+// directory cannot be read. A name that is also an embedded preset is
+// listed, though --devices NAME loads the embedded one.
+func UserDeviceNames() []string {
+	dir := UserDevicesDir()
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && name != "" && !e.IsDir() {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // PlatformFile returns the YAML LoadPlatform parses for path, and the name
 // its errors use: for what reads the file's comments as well as its
-// values (rlx dse --sensitivity).
+// values (rlx dse --sensitivity). path resolves, first match wins, to
+//
+//   - DefaultDevices when empty;
+//   - the embedded device preset of that name (presets.DeviceNames);
+//   - your platform UserDevicesDir/path.yaml when path is a bare name, with
+//     no path separator and no ".yaml" or ".yml" suffix; its name is the
+//     file's full path;
+//   - the YAML file at path.
+//
+// So an embedded preset shadows a platform of yours of the same name: the
+// presets that reproduce the papers mean the same everywhere. When nothing
+// matches, the FieldError lists the embedded presets and your platforms,
+// and for HostDevices says how to measure it.
 func PlatformFile(path string) (name string, data []byte, err error) {
 	if path == "" {
 		path = DefaultDevices
@@ -39,12 +93,61 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 	if data, err := presets.Device(path); err == nil {
 		return path, data, nil
 	}
-	data, err = os.ReadFile(path)
-	if err != nil {
-		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path),
-			fmt.Sprintf("name a device YAML file or one of %s (%v)", strings.Join(presets.DeviceNames(), ", "), err)}
+	dir := UserDevicesDir()
+	if dir != "" && isPlatformName(path) {
+		file := filepath.Join(dir, path+".yaml")
+		data, err := os.ReadFile(file)
+		if err == nil {
+			return file, data, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), fmt.Sprintf("your platform %s cannot be read (%v)", file, err)}
+		}
 	}
-	return path, data, nil
+	// A bare name may still be a file in the working directory, as it
+	// was before user platforms.
+	data, err = os.ReadFile(path)
+	if err == nil {
+		return path, data, nil
+	}
+	if path == HostDevices {
+		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), hostHint(dir)}
+	}
+	return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), platformChoices(dir, err)}
+}
+
+// isPlatformName reports whether --devices value v names a platform of
+// yours rather than a file: no path separator, no YAML suffix.
+func isPlatformName(v string) bool {
+	return !strings.ContainsRune(v, '/') && !strings.ContainsRune(v, filepath.Separator) &&
+		!strings.HasSuffix(v, ".yaml") && !strings.HasSuffix(v, ".yml")
+}
+
+// hostHint is the reason of the error for a HostDevices not yet measured:
+// the command that writes it, and where.
+func hostHint(dir string) string {
+	where := "rlx/devices/host.yaml under the user configuration directory"
+	if dir != "" {
+		where = filepath.Join(dir, HostDevices+".yaml")
+	}
+	return fmt.Sprintf("no calibrated %q platform: run \"rlx calibrate\" to measure this machine (it writes %s)", HostDevices, where)
+}
+
+// platformChoices is the reason of the error for a --devices value that
+// matches nothing: the embedded presets, yours in dir, and the file error
+// readErr.
+func platformChoices(dir string, readErr error) string {
+	embedded := strings.Join(presets.DeviceNames(), ", ")
+	var choices string
+	switch yours := UserDeviceNames(); {
+	case dir == "":
+		choices = embedded + " (embedded)"
+	case len(yours) == 0:
+		choices = fmt.Sprintf("%s (embedded; none of yours in %s)", embedded, dir)
+	default:
+		choices = fmt.Sprintf("%s (embedded) or %s (yours, in %s)", embedded, strings.Join(yours, ", "), dir)
+	}
+	return fmt.Sprintf("name a device YAML file or one of %s; %v", choices, readErr)
 }
 
 // HWLayers describes the layers of a core/nn network to the hardware

@@ -1,13 +1,17 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/presets"
 	"github.com/rlxdev/rlx/sim"
 )
 
@@ -80,5 +84,155 @@ func TestPlace(t *testing.T) {
 	}
 	if _, err := LoadPlatform("/nonexistent/devices.yaml"); err == nil || !strings.Contains(err.Error(), "table-iv") {
 		t.Errorf("LoadPlatform(missing) = %v, want an error listing the embedded presets", err)
+	}
+}
+
+// userDevices points the user configuration directory at a fresh
+// directory and returns UserDevicesDir, created; it skips when this
+// system's configuration directory does not follow the variables set.
+func userDevices(t *testing.T) string {
+	t.Helper()
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg) // Linux and the BSDs
+	t.Setenv("AppData", cfg)         // Windows
+	t.Setenv("HOME", cfg)            // macOS: ~/Library/Application Support
+	dir := UserDevicesDir()
+	if !strings.HasPrefix(dir, cfg) {
+		t.Skipf("the user configuration directory is %s here, not under %s", dir, cfg)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writePlatform writes file with table-iv's YAML renamed to name, as
+// rlx calibrate or a user saving a copy would.
+func writePlatform(t *testing.T, file, name string) {
+	t.Helper()
+	data, err := presets.Device("table-iv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte("name: table-iv"), []byte("name: "+name), 1)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// platformName is the name of the platform LoadPlatform returned, or its
+// error, for failure messages.
+func platformName(p *hw.Platform, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return p.Name
+}
+
+func TestUserPlatformHost(t *testing.T) {
+	dir := userDevices(t)
+	file := filepath.Join(dir, "host.yaml")
+	writePlatform(t, file, "host")
+	if got := platformName(LoadPlatform("host")); got != "host" {
+		t.Errorf("--devices host loaded %s, want host", got)
+	}
+	// Errors and rlx dse --sensitivity name the file, not just "host".
+	if name, _, err := PlatformFile("host"); err != nil || name != file {
+		t.Errorf("PlatformFile(host) = %q, %v; want %q", name, err, file)
+	}
+}
+
+func TestUserPlatformNames(t *testing.T) {
+	dir := userDevices(t)
+	if got := UserDeviceNames(); got != nil {
+		t.Errorf("UserDeviceNames() of an empty directory = %q, want nil", got)
+	}
+	writePlatform(t, filepath.Join(dir, "lab.yaml"), "lab")
+	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
+	writePlatform(t, filepath.Join(dir, "notes.txt"), "notes")
+	if err := os.Mkdir(filepath.Join(dir, "old.yaml"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(UserDeviceNames(), ","), "host,lab"; got != want {
+		t.Errorf("UserDeviceNames() = %s, want %s (sorted, *.yaml files only)", got, want)
+	}
+	if got := platformName(LoadPlatform("lab")); got != "lab" {
+		t.Errorf("--devices lab loaded %s, want lab", got)
+	}
+}
+
+func TestUserPlatformHostMissing(t *testing.T) {
+	dir := userDevices(t)
+	_, err := LoadPlatform("host")
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "devices" {
+		t.Fatalf("--devices host without host.yaml = %v, want a devices FieldError", err)
+	}
+	want := `no calibrated "host" platform: run "rlx calibrate" to measure this machine (it writes ` +
+		filepath.Join(dir, "host.yaml") + ")"
+	if fe.Reason != want {
+		t.Errorf("reason = %s\nwant     %s", fe.Reason, want)
+	}
+}
+
+func TestUnknownPlatformListsEmbeddedAndUser(t *testing.T) {
+	dir := userDevices(t)
+	writePlatform(t, filepath.Join(dir, "lab.yaml"), "lab")
+	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
+	_, err := LoadPlatform("nope")
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "devices" {
+		t.Fatalf("--devices nope = %v, want a devices FieldError", err)
+	}
+	for _, want := range []string{"table-iv", "heppo-zcu106", "host, lab", dir} {
+		if !strings.Contains(fe.Reason, want) {
+			t.Errorf("reason %q does not name %q", fe.Reason, want)
+		}
+	}
+}
+
+func TestEmbeddedPlatformShadowsUserPlatform(t *testing.T) {
+	dir := userDevices(t)
+	writePlatform(t, filepath.Join(dir, "table-iv.yaml"), "mine")
+	name, _, err := PlatformFile("table-iv")
+	if err != nil || name != "table-iv" {
+		t.Errorf("PlatformFile(table-iv) = %q, %v; want the embedded table-iv", name, err)
+	}
+	if got := platformName(LoadPlatform("table-iv")); got != "table-iv" {
+		t.Errorf("--devices table-iv loaded %s; want the embedded table-iv, not %s", got, filepath.Join(dir, "table-iv.yaml"))
+	}
+}
+
+func TestPlatformPathBesideUserPlatforms(t *testing.T) {
+	dir := userDevices(t)
+	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
+	other := t.TempDir()
+	for _, tc := range []struct{ file, name string }{
+		{"host", "elsewhere-bare"},      // a separator in the path: a file, not your host
+		{"host.yaml", "elsewhere-yaml"}, // likewise with a suffix
+		{"sub.yml", "elsewhere-yml"},    // and with the short suffix
+	} {
+		path := filepath.Join(other, tc.file)
+		writePlatform(t, path, tc.name)
+		if got := platformName(LoadPlatform(path)); got != tc.name {
+			t.Errorf("--devices %s loaded %s; want the file's platform %s", path, got, tc.name)
+		}
+	}
+	// A ".yaml" value with no separator is a file in the working
+	// directory, never UserDevicesDir/host.yaml.
+	t.Chdir(other)
+	if got := platformName(LoadPlatform("host.yaml")); got != "elsewhere-yaml" {
+		t.Errorf("--devices host.yaml loaded %s; want the working directory's file, platform elsewhere-yaml", got)
+	}
+}
+
+func TestUserPlatformParseErrorNamesFile(t *testing.T) {
+	dir := userDevices(t)
+	file := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(file, []byte("name: broken\ncpu: [1, 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPlatform("broken"); err == nil || !strings.Contains(err.Error(), file) {
+		t.Errorf("--devices broken = %v, want an error naming %s", err, file)
 	}
 }
