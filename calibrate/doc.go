@@ -1,19 +1,27 @@
 // Package calibrate measures rlx's own primitives on the host and fits the
 // CPU model of package hw to them, so that the simulated clock can be
-// checked against the host clock (docs/models.md "Calibration").
+// checked against the host clock (docs/models.md "Calibration"; the
+// command is `rlx calibrate`).
 //
-// What it has so far: the host's CPU as the system reports it (ReadHostCPU:
-// cores, clock, caches from /proc and sysfs, each value with where it was
-// read), a dependent-load chase for the cache and memory latencies
+// Run does a whole calibration: the host's CPU as the system reports it
+// (ReadHostCPU), a dependent-load chase for the cache and memory latencies
 // (MeasureLoadLatency, FitLatencies), the copy bandwidth
-// (MeasureCopyBandwidth), and the training step of core/nn's MLPs
-// (MeasureTrainStep) with the fit of hw's CPU training-step model to it
-// (FitTrainStep: the sustained rate of one core and the cost per framework
-// op) and its prediction for shapes the fit did not see (PredictTrainStep).
+// (MeasureCopyBandwidth), then the real kernels in rounds: training steps
+// of core/nn MLPs (MeasureTrainStep), the off-policy learners' steps
+// (MeasureLearnerStep), actor inference, the sum tree's sampling and
+// update, replay insertion, GAE and environment steps (primitives.go).
+// FitCPU fits the CPU model's free parameters (CPUFit: the sustained rate
+// of one core on full GEMM tiles, the cost of a framework op and of a
+// micro-kernel call, the bandwidth of cache-resident elementwise ops) to
+// some training steps; every other point is predicted on the fitted CPU
+// and reported beside its measurement. Result.PlatformYAML writes the
+// calibrated platform, "host".
 //
-// Every figure is host wall clock, the median of repeats with their spread:
-// the machines rlx runs on are shared and noisy. Nothing here runs unless
-// asked; a full calibration takes seconds to minutes.
+// Every figure is host wall clock, the median of rounds with their spread:
+// the machines rlx runs on are shared and noisy, and measuring every probe
+// once per round spreads a burst of other work over all of them. Nothing
+// here runs unless asked; a quick calibration takes seconds.
 //
-// calibrate may import the core packages and hw; nothing above them.
+// calibrate may import the core packages, hw and engine (for the learner
+// steps as the engine describes them to hw); nothing above them.
 package calibrate

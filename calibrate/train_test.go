@@ -19,37 +19,54 @@ func testCPU() hw.CPUSpec {
 
 var fitShapes = []TrainShape{
 	{[]int{16, 64, 64, 4}, 32}, {[]int{16, 64, 64, 4}, 512}, {[]int{64, 256, 256, 8}, 32},
-	{[]int{64, 256, 256, 8}, 256}, {[]int{8, 32, 32, 2}, 128},
+	{[]int{64, 256, 256, 8}, 256}, {[]int{8, 32, 32, 2}, 128}, {[]int{4, 16, 16, 2}, 16},
+	{[]int{512, 1024, 1024, 16}, 64}, {[]int{3, 400, 300, 1}, 100},
 }
 
-// TestFitRecoversAKnownCPU: steps the model itself predicts for a known
-// rate and op cost are fitted back to them.
+// TestFitRecoversAKnownCPU: steps the model itself predicts for known
+// parameters are fitted back to them.
 func TestFitRecoversAKnownCPU(t *testing.T) {
-	for _, want := range []CPUFit{{CoreGFLOPS: 80, OpUS: 0.5, MemBWGBs: 20}, {CoreGFLOPS: 3, OpUS: 20, MemBWGBs: 20}, {CoreGFLOPS: 400, OpUS: 0, MemBWGBs: 20}} {
+	for _, want := range []CPUFit{
+		{CoreGFLOPS: 80, OpUS: 0.5, TileNS: 20, ElementwiseGBs: 100, MemBWGBs: 20},
+		{CoreGFLOPS: 3, OpUS: 2, TileNS: 200, ElementwiseGBs: 10, MemBWGBs: 20},
+		{CoreGFLOPS: 400, OpUS: 0.05, TileNS: 5, ElementwiseGBs: 300, MemBWGBs: 20},
+	} {
 		spec := want.Spec(testCPU(), 1)
-		var pts []TrainPoint
+		var predict []Predictor
+		var measured []float64
 		for _, s := range fitShapes {
 			sec, err := PredictTrainStep(spec, s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pts = append(pts, TrainPoint{Shape: s, Timing: Timing{Seconds: sec}})
+			predict = append(predict, trainPredictor(s))
+			measured = append(measured, sec)
 		}
-		got, err := FitTrainStep(testCPU(), 20, pts)
+		got, err := FitCPU(testCPU(), 20, predict, measured)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got.CoreGFLOPS/want.CoreGFLOPS-1) > 0.01 || math.Abs(got.OpUS-want.OpUS) > 0.01*want.OpUS+1e-3 || got.RMSLogError > 0.01 {
+		if got.RMSLogError > 0.01 {
 			t.Errorf("fit of %+v gave %+v", want, got)
+		}
+		for _, p := range fitParams {
+			g, w := *p.get(&got), *p.get(&want)
+			if math.Abs(g/w-1) > 0.05 {
+				t.Errorf("%s: fitted %g, want %g (fit %+v)", p.name, g, w, got)
+			}
 		}
 	}
 }
 
+func trainPredictor(s TrainShape) Predictor {
+	return func(cpu hw.CPUSpec) (float64, error) { return PredictTrainStep(cpu, s) }
+}
+
 func TestFitRejectsTooFewPoints(t *testing.T) {
-	if _, err := FitTrainStep(testCPU(), 20, []TrainPoint{{Shape: fitShapes[0], Timing: Timing{Seconds: 1e-5}}}); err == nil || !strings.Contains(err.Error(), "at least 2") {
+	if _, err := FitCPU(testCPU(), 20, []Predictor{trainPredictor(fitShapes[0])}, []float64{1e-5}); err == nil || !strings.Contains(err.Error(), "at least") {
 		t.Errorf("one point: %v", err)
 	}
-	if _, err := FitTrainStep(testCPU(), 0, nil); err == nil {
+	if _, err := FitCPU(testCPU(), 0, nil, nil); err == nil {
 		t.Error("no points and no bandwidth: no error")
 	}
 }

@@ -61,7 +61,8 @@ func isUI(path string) bool {
 // states its place in the layers when it is added. The layers, bottom up:
 // internal helpers and presets; hw; core (numeric kernels, replay,
 // runtime, learners; core/dse explores hw); sim (the simulated platform
-// clock); engine, bench and calibrate; report, experiment and tui; cmd.
+// clock); engine and bench; calibrate (it describes the engine's learner
+// steps to hw as the engine does); report, experiment and tui; cmd.
 var mayImport = map[string][]string{
 	"internal/yamldoc":  nil,
 	"internal/baseline": nil,
@@ -86,11 +87,11 @@ var mayImport = map[string][]string{
 	"sim":               {"hw", "core/dse"},
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
-	"calibrate":         {"core/*", "hw"},
+	"calibrate":         {"core/*", "hw", "engine"},
 	"report":            {"engine", "internal/machine"},
 	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
 	"tui":               {"engine", "internal/units"},
-	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "sim", "core/*", "hw", "presets", "internal/machine", "internal/units"},
+	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "calibrate", "sim", "core/*", "hw", "presets", "internal/machine", "internal/units"},
 }
 
 // allowed reports whether pkg may import imp (both module-relative).

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlxdev/rlx/calibrate"
+	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/units"
+	"github.com/rlxdev/rlx/presets"
+)
+
+// calibrateOptions are the flags of rlx calibrate.
+type calibrateOptions struct {
+	out    string
+	quick  bool
+	asJSON bool
+}
+
+func newCalibrateCmd() *cobra.Command {
+	var opt calibrateOptions
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure this machine's CPU, fit the CPU model to it, and save it as the host platform",
+		Long: `calibrate times rlx's own kernels on this machine: training steps of
+MLPs and of the off-policy learners, actor inference, the sum tree's sampling
+and update, replay insertion, GAE, environment steps, a dependent-load chase
+for the cache latencies and a copy for the memory bandwidth. It fits the CPU
+model's free parameters (the sustained rate of one core, the cost of a
+framework op and of a GEMM micro-kernel call, the bandwidth of cache-resident
+elementwise ops) to some training steps and prints how well the model then
+predicts the others, which the fit did not see.
+
+It writes a platform named host: this CPU plus the GPU, FPGA and PCIe link
+of the default platform. By default it goes to your platforms directory, so
+that --devices host finds it; --out writes it elsewhere. --quick measures
+less and finishes within a minute. Measurements are host wall clock on a
+possibly shared machine: each point is the median of rounds, with the
+spread.`,
+		Example: `  rlx calibrate --quick
+  rlx calibrate --out h.yaml --json > calibration.json
+  rlx --batch --preset cartpole-dqn-per --devices host --set mapping=C-C-C`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCalibrate(cmd.Context(), opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opt.out, "out", "", "write the host platform YAML here (default: host.yaml in your platforms directory)")
+	f.BoolVar(&opt.quick, "quick", false, "measure fewer points, shorter (within a minute)")
+	f.BoolVar(&opt.asJSON, "json", false, "print the calibration as JSON (schema "+calibrate.Schema+") instead of tables")
+	return cmd
+}
+
+func runCalibrate(ctx context.Context, opt calibrateOptions, out, stderr io.Writer) error {
+	path := opt.out
+	if path == "" {
+		dir := engine.UserDevicesDir()
+		if dir == "" {
+			return usagef("there is no user configuration directory to save the host platform in: give --out FILE")
+		}
+		path = filepath.Join(dir, engine.HostDevices+".yaml")
+	}
+	base, err := presets.Device(engine.DefaultDevices)
+	if err != nil {
+		return err
+	}
+	live := isTerminal(stderr)
+	res, err := calibrate.Run(ctx, calibrate.Options{Quick: opt.quick, Progress: func(done, total int, what string) {
+		if live {
+			const width = 30
+			bar := strings.Repeat("█", done*width/total) + strings.Repeat("░", width-done*width/total)
+			fmt.Fprintf(stderr, "\rcalibrate %s %3d%% %s\x1b[K", bar, done*100/total, what)
+			if done == total {
+				fmt.Fprintln(stderr)
+			}
+			return
+		}
+		if done == total || done%25 == 0 {
+			fmt.Fprintf(stderr, "calibrate: %d of %d measurements\n", done, total)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	yaml, err := res.PlatformYAML(base)
+	if err != nil {
+		return err
+	}
+	// The file must load as any platform does before it is saved.
+	if _, err := hw.ParsePlatform(path, yaml); err != nil {
+		return fmt.Errorf("calibrate: the platform written would not load: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, yaml, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "calibrate: wrote %s (%s)\n", path, units.Seconds(res.Seconds))
+	if opt.asJSON {
+		return writeJSON(out, res)
+	}
+	printCalibration(out, res, path)
+	return nil
+}
+
+// printCalibration writes the fit and the points, fitted, held out and
+// uncalibrated, as tables.
+func printCalibration(out io.Writer, r *calibrate.Result, path string) {
+	h := r.Host
+	fmt.Fprintf(out, "Calibration of %s (%d CPUs, %.2f GHz reported, L1 %g KB, L2 %g KB, LLC %g MB), %s kernel, %s, %s.\n",
+		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f).\n",
+		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyGBs.Spread)
+	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, %.1f ns per micro-kernel call, elementwise ops in L2 at %.0f GB/s; rms log error %.3f over %d training steps.\n\n",
+		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.TileNS, r.Fit.ElementwiseGBs, r.Fit.RMSLogError, len(r.Fitted))
+	table := func(title string, pts []calibrate.Point) {
+		fmt.Fprintln(out, title)
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "primitive\tshape\tmeasured\tspread\tpredicted\terror\t")
+		for _, p := range pts {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.2f\t%s\t%+.0f%%\t\n", p.Primitive, p.Shape, units.Seconds(p.MeasuredS), p.Spread, units.Seconds(p.PredictedS), 100*p.Error)
+		}
+		tw.Flush()
+		fmt.Fprintln(out)
+	}
+	table("Fitted (the fit saw these):", r.Fitted)
+	table("Held out (the fit did not see these):", r.Heldout)
+	fmt.Fprintf(out, "Held out: median |error| %.0f%%, largest %.0f%%.\n\n", 100*r.HeldoutMedianAbsError, 100*r.HeldoutMaxAbsError)
+	table("Not calibrated yet (the model of rlx's batched sum tree, insertion and vectorized GAE has no fitted parameter):", r.Uncalibrated)
+	fmt.Fprintln(out, "Environment steps (the simulated actors are charged these, measured at run start):")
+	for _, e := range r.EnvSteps {
+		fmt.Fprintf(out, "  %-26s %s (spread %.2f)\n", e.Env, units.Seconds(e.Timing.Seconds), e.Timing.Spread)
+	}
+	fmt.Fprintf(out, "\nSaved as %s: use it with --devices %s.\n", path, devicesArg(path))
+}
+
+// devicesArg is what --devices takes for the platform saved at path.
+func devicesArg(path string) string {
+	if filepath.Dir(path) == engine.UserDevicesDir() && filepath.Base(path) == engine.HostDevices+".yaml" {
+		return engine.HostDevices
+	}
+	return path
+}

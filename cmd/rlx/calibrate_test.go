@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rlxdev/rlx/calibrate"
+	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/hw"
+)
+
+// TestCalibrateQuick runs a quick calibration as a user would, without
+// --out: the JSON carries the held-out points whose summary a reader can
+// recompute, and the platform lands in the user's platforms directory,
+// where --devices host finds it, with every CPU value sourced.
+func TestCalibrateQuick(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("times real kernels for seconds")
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("AppData", dir)
+	t.Setenv("HOME", dir)
+	out, err := execute(t, newCalibrateCmd(), "--quick", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res calibrate.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var raw struct {
+		Heldout []map[string]any `json:"heldout"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if res.Schema != calibrate.Schema || len(raw.Heldout) < 5 {
+		t.Fatalf("schema %q, %d held-out points", res.Schema, len(raw.Heldout))
+	}
+	var errs []float64
+	for _, p := range raw.Heldout {
+		for _, key := range []string{"primitive", "shape", "predicted_s", "measured_s"} {
+			if _, ok := p[key]; !ok {
+				t.Errorf("held-out point %v has no %q", p, key)
+			}
+		}
+		pred, meas := p["predicted_s"].(float64), p["measured_s"].(float64)
+		if !(pred > 0 && meas > 0) {
+			t.Errorf("held-out point %v: times must be positive", p)
+		}
+		errs = append(errs, math.Abs(pred/meas-1))
+	}
+	slices.Sort(errs)
+	med := errs[len(errs)/2]
+	if len(errs)%2 == 0 {
+		med = (errs[len(errs)/2-1] + errs[len(errs)/2]) / 2
+	}
+	if math.Abs(med-res.HeldoutMedianAbsError) > 1e-9 || math.Abs(errs[len(errs)-1]-res.HeldoutMaxAbsError) > 1e-9 {
+		t.Errorf("summary median %g max %g, recomputed %g %g", res.HeldoutMedianAbsError, res.HeldoutMaxAbsError, med, errs[len(errs)-1])
+	}
+
+	p, err := engine.LoadPlatform(engine.HostDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != calibrate.HostPlatformName || p.CPU.GEMMKernel == nil || !p.CPU.FusedOptimizer || p.GPU == nil || p.FPGA == nil {
+		t.Errorf("host platform: %+v", p)
+	}
+	if p.CPU.PeakGFLOPS != roundTo4(res.Fit.CoreGFLOPS*float64(p.CPU.Cores)) {
+		t.Errorf("peak %g, fit %g x %d cores", p.CPU.PeakGFLOPS, res.Fit.CoreGFLOPS, p.CPU.Cores)
+	}
+	data, err := os.ReadFile(filepath.Join(engine.UserDevicesDir(), "host.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts, err := hw.Constants(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range consts {
+		if strings.HasPrefix(c.Path, "cpu.") && strings.TrimSpace(c.Source) == "" {
+			t.Errorf("%s has no source", c.Path)
+		}
+	}
+	if !strings.Contains(string(data), "calibrated "+res.When.Format("2006-01-02")) {
+		t.Errorf("the file does not say when it was calibrated:\n%s", data)
+	}
+}
+
+// roundTo4 rounds v to the 4 significant digits the YAML keeps.
+func roundTo4(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	scale := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*scale) / scale
+}
