@@ -43,7 +43,8 @@ type Config struct {
 
 	// Mapping is auto (ask the design-space exploration) or a mapping
 	// set by hand, "G-F-G" (C = CPU, G = GPU, F = FPGA). Devices names a
-	// device-spec YAML file or an embedded one; empty means the embedded
+	// device-spec YAML file, an embedded one or one of the user's
+	// (UserDevicesDir, e.g. "host" from rlx calibrate); empty means the embedded
 	// platform of 000 Table IV.
 	Mapping Mapping `yaml:"mapping,omitempty" json:"mapping"`
 	Devices string  `yaml:"devices,omitempty" json:"devices,omitempty"`

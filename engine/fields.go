@@ -80,7 +80,7 @@ var fields = []Field{
 	{Name: "duration", Label: "duration", Help: "host time to run, 0 for no limit", Kind: DurationField},
 	{Name: "seed", Label: "seed", Help: "seed", Kind: SeedField},
 	{Name: "mapping", Label: "mapping", Help: "device mapping", Kind: MappingField},
-	{Name: "devices", Label: "devices", Help: "device platform: an embedded name or a YAML file", Kind: TextField},
+	{Name: "devices", Label: "devices", Help: "device platform: an embedded name, one of yours (rlx/devices, e.g. host) or a YAML file", Kind: TextField},
 	{Name: "name", Label: "name", Help: "name shown for the run", Kind: TextField, LabelOnly: true},
 }
 

@@ -138,7 +138,7 @@ Table IV platform, the one the claims' notes describe).`,
 	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong")
 	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); default: Table III's")
 	f.IntVar(&batch, "batch", 0, "learner batch size B")
-	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml) or an embedded platform name; default: Table IV")
+	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml), an embedded platform name or one of yours in rlx/devices (host: rlx calibrate); default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")
 	f.BoolVar(&sensitive, "sensitivity", false, "scale each unanchored constant of the platform by 0.5 and 2 and list what moves (JSON schema "+sensitivitySchema+")")
