@@ -38,16 +38,23 @@ func HostGEMMKernel() *hw.GEMMKernelSpec {
 
 // Spec returns base with the fit applied for threads-thread training:
 // PeakGFLOPS is the whole CPU's (CoreGFLOPS x Cores, as hw scales the rate
-// by threads / cores), the GEMM kernel is core/nn's (HostGEMMKernel) with
-// the fitted call cost, the optimizer is fused as core/nn's is.
+// by threads / cores), the GEMM kernel is base's, or core/nn's on this host
+// (HostGEMMKernel) when base names none, with the fitted call cost; the
+// optimizer is fused as core/nn's is.
 func (f CPUFit) Spec(base hw.CPUSpec, threads int) hw.CPUSpec {
 	s := base
 	s.PeakGFLOPS = f.CoreGFLOPS * float64(s.Cores)
 	s.OpOverheadUS = f.OpUS
 	s.MemBWGBs = f.MemBWGBs
 	s.ElementwiseGBs = f.ElementwiseGBs
-	s.GEMMKernel = HostGEMMKernel()
-	s.GEMMKernel.TileNS = f.TileNS
+	// base's kernel when it names one (tests fix it; Run gives the host's).
+	k := HostGEMMKernel()
+	if base.GEMMKernel != nil {
+		copied := *base.GEMMKernel
+		k = &copied
+	}
+	k.TileNS = f.TileNS
+	s.GEMMKernel = k
 	s.FusedOptimizer = true
 	s.TrainThreads = threads
 	return s

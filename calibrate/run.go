@@ -235,7 +235,8 @@ func (r *Result) baseCPU() hw.CPUSpec {
 	return hw.CPUSpec{Model: h.Model, Cores: h.Cores, ClockGHz: h.ClockGHz, PeakGFLOPS: 1, MemBWGBs: 1,
 		MemoryGB: memoryGB(), L1KB: h.L1KB, L2KB: h.L2KB, LLCMB: h.LLCMB,
 		L1LatencyCycles: l1, L2LatencyCycles: max(l1, l2), LLCLatencyCycles: max(l1, l2, llc), DRAMLatencyCycles: max(l1, l2, llc, dram),
-		BranchMissCycles: 16, AtomicCycles: 18, ParallelRegionUS: 1, TrainThreads: 1, RMMThreads: 1}
+		BranchMissCycles: 16, AtomicCycles: 18, ParallelRegionUS: 1, TrainThreads: 1, RMMThreads: 1,
+		GEMMKernel: HostGEMMKernel()}
 }
 
 // probes lists the fitted, held-out and uncalibrated probes and the

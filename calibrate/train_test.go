@@ -14,7 +14,10 @@ import (
 func testCPU() hw.CPUSpec {
 	return hw.CPUSpec{Model: "test", Cores: 2, ClockGHz: 2.5, PeakGFLOPS: 1, MemBWGBs: 10, MemoryGB: 8,
 		L1KB: 32, L2KB: 1024, LLCMB: 32, L1LatencyCycles: 4, L2LatencyCycles: 12, LLCLatencyCycles: 40,
-		DRAMLatencyCycles: 200, TrainThreads: 1, RMMThreads: 1}
+		DRAMLatencyCycles: 200, TrainThreads: 1, RMMThreads: 1,
+		// The AVX2 kernels' tiling whatever this build runs, so that the
+		// fit's conditioning does not depend on the build.
+		GEMMKernel: &hw.GEMMKernelSpec{SIMDLanes: 8, FMAUnits: 2, FMALatencyCycles: 4, TileRows: 6, TileCols: 16, BlockK: 256, AccumulatorRegs: 12}}
 }
 
 var fitShapes = []TrainShape{
