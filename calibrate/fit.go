@@ -117,8 +117,9 @@ func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []f
 	bestCost := cost(best)
 	// The rate and the op cost set the scale of everything: a grid over
 	// them first, so that the search does not start in a far valley.
+	opCosts := append([]float64{0}, logGrid(1e-3, 1000, 0.5)...)
 	for lr := math.Log(0.1); lr <= math.Log(1e4); lr += 0.25 {
-		for _, o := range append([]float64{0}, logGrid(1e-3, 1000, 0.5)...) {
+		for _, o := range opCosts {
 			f := best
 			f.CoreGFLOPS, f.OpUS = math.Exp(lr), o
 			if c := cost(f); c < bestCost {

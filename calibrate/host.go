@@ -22,6 +22,7 @@ const (
 	DefaultL1KB     = 32.0
 	DefaultL2KB     = 1024.0
 	DefaultLLCMB    = 8.0
+	DefaultMemoryGB = 8.0
 )
 
 // notReported is the prefix of a Sources entry whose value is a default.
@@ -30,6 +31,7 @@ const notReported = "default: not reported by the system"
 // Linux paths, relative to the root of the fs.FS the readers are given.
 const (
 	cpuinfoPath = "proc/cpuinfo"
+	meminfoPath = "proc/meminfo"
 	maxFreqPath = "sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq"
 	cacheDir    = "sys/devices/system/cpu/cpu0/cache"
 )
@@ -54,6 +56,8 @@ type HostCPU struct {
 	// when there is no level 3) in MiB. It is the slice cpu0 shares, not
 	// the sum over all sockets or core complexes.
 	LLCMB float64
+	// MemoryGB is the memory the system has (MemTotal), in GiB.
+	MemoryGB float64
 	// Flags lists which of "avx2", "fma" and "avx512f" the CPU has and the
 	// OS enables, in that order; empty, not nil, when none.
 	Flags []string
@@ -98,6 +102,7 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 		L1KB:     DefaultL1KB,
 		L2KB:     DefaultL2KB,
 		LLCMB:    DefaultLLCMB,
+		MemoryGB: DefaultMemoryGB,
 		Flags:    flags,
 		Sources: map[string]string{
 			"Model":    notReported,
@@ -106,6 +111,7 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 			"L1KB":     notReported,
 			"L2KB":     notReported,
 			"LLCMB":    notReported,
+			"MemoryGB": notReported,
 			"Flags":    "golang.org/x/sys/cpu (CPUID and OS-enabled register state)",
 		},
 	}
@@ -136,6 +142,13 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 		h.Sources["ClockGHz"] = "/" + cpuinfoPath + ": cpu MHz"
 	}
 
+	if b, err := fs.ReadFile(fsys, meminfoPath); err == nil {
+		if kb := parseMemTotalKB(string(b)); kb > 0 {
+			h.MemoryGB = kb / (1 << 20)
+			h.Sources["MemoryGB"] = "/" + meminfoPath + ": MemTotal"
+		}
+	}
+
 	caches := readCaches(fsys)
 	if c, ok := caches.l1(); ok {
 		h.L1KB = float64(c.bytes) / 1024
@@ -150,6 +163,19 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 		h.Sources["LLCMB"] = c.source
 	}
 	return h
+}
+
+// parseMemTotalKB returns MemTotal of /proc/meminfo in KiB, 0 if absent
+// or malformed.
+func parseMemTotalKB(text string) float64 {
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+			if kb, err := strconv.ParseFloat(f[1], 64); err == nil && kb > 0 {
+				return kb
+			}
+		}
+	}
+	return 0
 }
 
 // cpuInfo is what hostCPUFromFS takes from /proc/cpuinfo.

@@ -139,7 +139,7 @@ func TestHostCPUFromFS(t *testing.T) {
 					t.Errorf("Sources[%q] = %q, want %q", field, got, want)
 				}
 			}
-			for _, field := range []string{"Model", "Cores", "ClockGHz", "L1KB", "L2KB", "LLCMB", "Flags"} {
+			for _, field := range []string{"Model", "Cores", "ClockGHz", "L1KB", "L2KB", "LLCMB", "MemoryGB", "Flags"} {
 				if h.Sources[field] == "" {
 					t.Errorf("Sources[%q] is empty", field)
 				}
@@ -206,4 +206,24 @@ func TestReadHostCPU(t *testing.T) {
 		t.Errorf("L1KB, L2KB, LLCMB = %v, %v, %v, want all > 0", h.L1KB, h.L2KB, h.LLCMB)
 	}
 	t.Logf("%+v", h)
+}
+
+// TestHostMemory reads MemTotal, and falls back to the default, marked
+// so, when /proc/meminfo is missing or has no MemTotal.
+func TestHostMemory(t *testing.T) {
+	withMem := fstest.MapFS{"proc/meminfo": {Data: []byte("MemTotal:       16384000 kB\nMemFree:         1000 kB\n")}}
+	h := hostCPUFromFS(withMem, 2, nil)
+	if want := 16384000.0 / (1 << 20); h.MemoryGB != want || h.Sources["MemoryGB"] != "/proc/meminfo: MemTotal" {
+		t.Errorf("MemoryGB %v from %q, want %v from /proc/meminfo", h.MemoryGB, h.Sources["MemoryGB"], want)
+	}
+	for name, fsys := range map[string]fstest.MapFS{
+		"missing":     {},
+		"no MemTotal": {"proc/meminfo": {Data: []byte("MemFree: 1000 kB\n")}},
+		"malformed":   {"proc/meminfo": {Data: []byte("MemTotal: lots kB\n")}},
+	} {
+		h := hostCPUFromFS(fsys, 2, nil)
+		if h.MemoryGB != DefaultMemoryGB || h.Sources["MemoryGB"] != notReported {
+			t.Errorf("%s: MemoryGB %v from %q, want the default", name, h.MemoryGB, h.Sources["MemoryGB"])
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -34,7 +33,7 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 		}
 		return "assumption: " + h.Sources[field]
 	}
-	chase := fmt.Sprintf("measured %s: dependent-load chase, median of %d", day, r.rounds())
+	chase := fmt.Sprintf("measured %s: dependent-load chase, median of %d", day, r.Rounds)
 	fitted := fmt.Sprintf("calibrated %s: fitted to %d training steps of core/nn on %s (rms log error %.2f)", day, len(r.Fitted), on, r.Fit.RMSLogError)
 	var b bytes.Buffer
 	w := func(indent, key, value, comment string) {
@@ -56,8 +55,8 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	w("  ", "cores", strconv.Itoa(c.Cores), "read from the Go runtime (runtime.NumCPU: hardware threads)")
 	w("  ", "clock_ghz", num(c.ClockGHz), src("ClockGHz"))
 	w("  ", "peak_gflops", num(c.PeakGFLOPS), fitted+"; cores x the sustained rate of one core")
-	w("  ", "mem_bw_gbs", num(c.MemBWGBs), fmt.Sprintf("measured %s: copy of 128 MiB, median of %d (spread %.2f)", day, r.CopyGBs.Repeats, r.CopyGBs.Spread))
-	w("  ", "memory_gb", num(c.MemoryGB), memorySource())
+	w("  ", "mem_bw_gbs", num(c.MemBWGBs), fmt.Sprintf("measured %s: copy of 128 MiB, median of %d (spread %.2f)", day, r.CopyTiming.Repeats, r.CopyTiming.Spread))
+	w("  ", "memory_gb", num(c.MemoryGB), src("MemoryGB"))
 	w("  ", "l1_kb", num(c.L1KB), src("L1KB"))
 	w("  ", "l2_kb", num(c.L2KB), src("L2KB"))
 	w("  ", "llc_mb", num(c.LLCMB), src("LLCMB"))
@@ -88,14 +87,6 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// rounds is how many rounds measured each point.
-func (r *Result) rounds() int {
-	if len(r.Fitted) > 0 {
-		return r.Fitted[0].Repeats
-	}
-	return 0
-}
-
 // acceleratorSections returns the gpu, fpga and link sections of a
 // platform YAML, from the line "gpu:" to the end, without their power
 // blocks.
@@ -112,8 +103,8 @@ func acceleratorSections(base []byte) ([]byte, error) {
 		trimmed := strings.TrimLeft(line, " ")
 		indent := len(line) - len(trimmed)
 		if skipDeeper >= 0 {
-			if trimmed == "" || indent > skipDeeper || strings.HasPrefix(trimmed, "#") && indent >= skipDeeper {
-				continue
+			if trimmed == "" || indent > skipDeeper {
+				continue // inside the power block
 			}
 			skipDeeper = -1
 		}
@@ -124,28 +115,4 @@ func acceleratorSections(base []byte) ([]byte, error) {
 		out.WriteString(line + "\n")
 	}
 	return out.Bytes(), sc.Err()
-}
-
-// memoryGB returns the host's memory from /proc/meminfo, or 8 GB.
-func memoryGB() float64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 8
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			if kb, err := strconv.ParseFloat(f[1], 64); err == nil && kb > 0 {
-				return kb / (1 << 20)
-			}
-		}
-	}
-	return 8
-}
-
-// memorySource says where memoryGB's value came from.
-func memorySource() string {
-	if _, err := os.Stat("/proc/meminfo"); err == nil {
-		return "read from /proc/meminfo (MemTotal)"
-	}
-	return "assumption: 8 GB, the system does not report its memory"
 }

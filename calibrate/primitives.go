@@ -65,13 +65,10 @@ const replayAlpha, replayBeta, replayEps = 0.6, 0.4, 1e-6
 // outside 1..1000, minTime outside 1µs..1m. ctx is polled between repeats;
 // on cancellation it returns ctx.Err().
 func MeasureEnvStep(ctx context.Context, id string, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTiming(repeats, minTime); err != nil {
-		return Timing{}, err
-	}
 	if _, err := env.SpecOf(id); err != nil {
 		return Timing{}, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
@@ -119,10 +116,7 @@ func MeasureInference(ctx context.Context, sizes []int, batch, repeats int, minT
 	if need := mlpBytes(sizes, batch); need > MaxPrimitiveBytes {
 		return Timing{}, fmt.Errorf("calibrate: MLP %v on batch %d needs %d MiB: the limit is %d MiB", sizes, batch, need>>20, MaxPrimitiveBytes>>20)
 	}
-	if err := checkTiming(repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	net, err := nn.NewMLP(sizes, nn.ReLU, nn.Identity)
@@ -165,7 +159,7 @@ func mlpBytes(sizes []int, batch int) int {
 // minTime as MeasureTrainStep. Otherwise an error names the value and its
 // range; a cancelled ctx returns ctx.Err(), also while the tree is filled.
 func MeasurePrefixSum(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTree(capacity, fanout, batch, repeats, minTime); err != nil {
+	if err := checkTree(ctx, capacity, fanout, batch, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	rng := rand.New(rand.NewPCG(7, uint64(capacity)))
@@ -204,7 +198,7 @@ func MeasurePrefixSum(ctx context.Context, capacity, fanout, batch, repeats int,
 //
 // Accepted and errors as MeasurePrefixSum.
 func MeasurePriorityUpdate(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTree(capacity, fanout, batch, repeats, minTime); err != nil {
+	if err := checkTree(ctx, capacity, fanout, batch, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	rng := rand.New(rand.NewPCG(7, uint64(capacity)))
@@ -218,25 +212,17 @@ func MeasurePriorityUpdate(ctx context.Context, capacity, fanout, batch, repeats
 		idx[i], p[i] = rng.IntN(capacity), priority(rng)
 	}
 	next := 0
-	var setErr error
-	set := func() {
+	return timeRepeatsErr(ctx, func() error {
 		lo, hi := next*batch, (next+1)*batch
-		if err := tree.SetBatch(idx[lo:hi], p[lo:hi]); err != nil && setErr == nil {
-			setErr = err
-		}
 		if next++; next == batches {
 			next = 0
 		}
-	}
-	t, err := timeRepeats(ctx, set, repeats, minTime)
-	if err != nil {
-		return Timing{}, err
-	}
-	return t, setErr
+		return tree.SetBatch(idx[lo:hi], p[lo:hi])
+	}, repeats, minTime)
 }
 
 // checkTree validates the arguments of the sum-tree measurements.
-func checkTree(capacity, fanout, batch, repeats int, minTime time.Duration) error {
+func checkTree(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) error {
 	if err := checkRange("capacity", capacity, MinTreeCapacity, MaxTreeCapacity); err != nil {
 		return err
 	}
@@ -246,7 +232,7 @@ func checkTree(capacity, fanout, batch, repeats int, minTime time.Duration) erro
 	if err := checkRange("batch", batch, 1, MaxPrimitiveBatch); err != nil {
 		return err
 	}
-	return checkTiming(repeats, minTime)
+	return checkTiming(ctx, repeats, minTime)
 }
 
 // treeFillChunk is how many leaves filledTree writes per call.
@@ -328,10 +314,7 @@ func MeasureInsert(ctx context.Context, obsDim, actDim, capacity, n, repeats int
 		return Timing{}, fmt.Errorf("calibrate: a replay buffer of %d transitions of %d+%d values and a local storage of %d need %.0f MiB: the limit is %d MiB",
 			capacity, obsDim, actDim, n, need/(1<<20), MaxPrimitiveBytes>>20)
 	}
-	if err := checkTiming(repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	buf, err := replay.New(cfg)
@@ -363,17 +346,7 @@ func MeasureInsert(ctx context.Context, obsDim, actDim, capacity, n, repeats int
 			return Timing{}, err
 		}
 	}
-	var addErr error
-	add := func() {
-		if err := buf.Add(ts...); err != nil && addErr == nil {
-			addErr = err
-		}
-	}
-	t, err := timeRepeats(ctx, add, repeats, minTime)
-	if err != nil {
-		return Timing{}, err
-	}
-	return t, addErr
+	return timeRepeatsErr(ctx, func() error { return buf.Add(ts...) }, repeats, minTime)
 }
 
 // MeasureGAE times PPO's advantage estimation over N trajectories of T
@@ -401,10 +374,7 @@ func MeasureGAE(ctx context.Context, T, N, repeats int, minTime time.Duration) (
 	if T*N > MaxRolloutElements {
 		return Timing{}, fmt.Errorf("calibrate: rollout of %d steps x %d environments has %d elements: T*N must be at most %d", T, N, T*N, MaxRolloutElements)
 	}
-	if err := checkTiming(repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	est, err := gae.NewEstimator(T, N, gae.Options{})
@@ -418,17 +388,10 @@ func MeasureGAE(ctx context.Context, T, N, repeats int, minTime time.Duration) (
 		u := rng.Float64()
 		r.Terminated[i], r.Truncated[i] = u < 0.01, u >= 0.01 && u < 0.012
 	}
-	var gaeErr error
-	estimate := func() {
-		if _, _, err := est.Estimate(r, ppoGamma, ppoLambda); err != nil && gaeErr == nil {
-			gaeErr = err
-		}
-	}
-	t, err := timeRepeats(ctx, estimate, repeats, minTime)
-	if err != nil {
-		return Timing{}, err
-	}
-	return t, gaeErr
+	return timeRepeatsErr(ctx, func() error {
+		_, _, err := est.Estimate(r, ppoGamma, ppoLambda)
+		return err
+	}, repeats, minTime)
 }
 
 // MeasureConvTrainStep times the training step of the Nature-DQN network
@@ -450,10 +413,7 @@ func MeasureConvTrainStep(ctx context.Context, actions, batch, repeats int, minT
 	if err := checkRange("conv batch", batch, 1, MaxConvBatch); err != nil {
 		return Timing{}, err
 	}
-	if err := checkTiming(repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	if err := ctx.Err(); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	net, err := nn.NewNatureCNN(actions)
@@ -483,16 +443,16 @@ func checkRange(what string, v, lo, hi int) error {
 	return nil
 }
 
-// checkTiming checks repeats and minTime as timeRepeats does, so that a
-// measurement can refuse them before an expensive setup.
-func checkTiming(repeats int, minTime time.Duration) error {
+// checkTiming checks repeats and minTime as timeRepeats does, and ctx, so
+// that a measurement can refuse them before an expensive setup.
+func checkTiming(ctx context.Context, repeats int, minTime time.Duration) error {
 	if repeats < 1 || repeats > MaxRepeats {
 		return fmt.Errorf("repeats %d is out of range: must be 1..%d", repeats, MaxRepeats)
 	}
 	if minTime < time.Microsecond || minTime > time.Minute {
 		return fmt.Errorf("time per repeat %v is out of range: must be 1µs..1m", minTime)
 	}
-	return nil
+	return ctx.Err()
 }
 
 // normals returns n standard normal float32 values from rng.

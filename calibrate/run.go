@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/core/nn/kernel"
+	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 )
@@ -50,8 +51,10 @@ type Result struct {
 	Schema string    `json:"schema"`
 	When   time.Time `json:"when"`
 	Quick  bool      `json:"quick"`
-	// Seconds is the calibration's own wall time.
+	// Seconds is the calibration's own wall time; Rounds how many times
+	// each point was measured (its median is reported).
 	Seconds float64 `json:"seconds"`
+	Rounds  int     `json:"rounds"`
 	Host    HostCPU `json:"host"`
 	// Kernel is core/nn's GEMM micro-kernel family, GoVersion and Arch
 	// what rlx was built with and for.
@@ -60,9 +63,10 @@ type Result struct {
 	Arch      string `json:"arch"`
 	// Latency is each cache level's load-to-use latency from the chase.
 	Latency Latencies `json:"latency_ns"`
-	// CopyGBs is the copy bandwidth past the caches.
-	CopyGBs Timing `json:"copy_timing"`
-	Fit     CPUFit `json:"fit"`
+	// CopyTiming is the timing of the copy that measured the bandwidth
+	// past the caches (Fit.MemBWGBs).
+	CopyTiming Timing `json:"copy_timing"`
+	Fit        CPUFit `json:"fit"`
 	// Efficiency is the fitted core rate over the peak the reported clock
 	// and the kernel's FMA width give; above 1 when the core runs faster
 	// than the clock the system reports (turbo).
@@ -125,6 +129,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if opt.Quick {
 		rounds, minTime = 3, 8*time.Millisecond
 	}
+	res.Rounds = rounds
 	fit, held, other := probes(opt.Quick)
 	all := slices.Concat(fit, held, other)
 	total := 2 + rounds*len(all)
@@ -148,7 +153,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.CopyGBs = bwt
+	res.CopyTiming = bwt
 	step("copy bandwidth")
 
 	times := make([][]float64, len(all))
@@ -233,7 +238,7 @@ func (r *Result) baseCPU() hw.CPUSpec {
 	h := r.Host
 	l1, l2, llc, dram := r.Latency.Cycles(h.ClockGHz)
 	return hw.CPUSpec{Model: h.Model, Cores: h.Cores, ClockGHz: h.ClockGHz, PeakGFLOPS: 1, MemBWGBs: 1,
-		MemoryGB: memoryGB(), L1KB: h.L1KB, L2KB: h.L2KB, LLCMB: h.LLCMB,
+		MemoryGB: h.MemoryGB, L1KB: h.L1KB, L2KB: h.L2KB, LLCMB: h.LLCMB,
 		L1LatencyCycles: l1, L2LatencyCycles: max(l1, l2), LLCLatencyCycles: max(l1, l2, llc), DRAMLatencyCycles: max(l1, l2, llc, dram),
 		BranchMissCycles: 16, AtomicCycles: 18, ParallelRegionUS: 1, TrainThreads: 1, RMMThreads: 1,
 		GEMMKernel: HostGEMMKernel()}
@@ -300,6 +305,17 @@ func probes(quick bool) (fit, held, other []probe) {
 // calibratedEnvs are the environments whose step the calibration times.
 var calibratedEnvs = []string{"CartPole-v1", "Acrobot-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Pendulum-v1"}
 
+// insertCapacity is the replay buffer the insertion probes fill.
+const insertCapacity = 10_000
+
+// replayWorkload is a workload for the models of the replay primitives and
+// GAE, which read its replay fields only; its one-layer net is there
+// because a workload must have one.
+func replayWorkload(batch, capacity, fanout, dataPointBytes int) hw.Workload {
+	return hw.Workload{Name: "calibrate replay", Nets: []hw.Net{{Name: "none", Layers: hw.MLPLayers(1, 1), FW: 1}},
+		Batch: batch, Capacity: capacity, Fanout: fanout, Actors: 1, DataPointBytes: dataPointBytes}
+}
+
 // replayProbes are the sum tree's sampling and update, insertion and GAE.
 func replayProbes(quick bool) []probe {
 	type tree struct{ capacity, fanout, batch int }
@@ -309,8 +325,7 @@ func replayProbes(quick bool) []probe {
 	}
 	var out []probe
 	for _, t := range trees {
-		w := hw.Workload{Name: "calibrate tree", Nets: []hw.Net{{Name: "none", Layers: hw.MLPLayers(1, 1), FW: 1}},
-			Batch: t.batch, Capacity: t.capacity, Fanout: t.fanout, Actors: 1, DataPointBytes: 4}
+		w := replayWorkload(t.batch, t.capacity, t.fanout, 4)
 		shape := fmt.Sprintf("N=%d K=%d B=%d", t.capacity, t.fanout, t.batch)
 		out = append(out,
 			probe{"prefix-sum", shape,
@@ -325,17 +340,15 @@ func replayProbes(quick bool) []probe {
 				func(cpu hw.CPUSpec) (float64, error) { return predictOn(cpu, &w, hw.PriorityUpdate, t.batch) }})
 	}
 	for _, in := range []struct{ obs, act, n int }{{4, 1, 100}, {376, 17, 100}} {
-		w := hw.Workload{Name: "calibrate insert", Nets: []hw.Net{{Name: "none", Layers: hw.MLPLayers(1, 1), FW: 1}},
-			Batch: 1, Capacity: 10_000, Fanout: 16, Actors: 1, DataPointBytes: hw.TransitionBytes(in.obs, in.act)}
+		w := replayWorkload(1, insertCapacity, replay.DefaultFanout, hw.TransitionBytes(in.obs, in.act))
 		out = append(out, probe{"insert", fmt.Sprintf("obs=%d act=%d n=%d", in.obs, in.act, in.n),
 			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
-				return MeasureInsert(ctx, in.obs, in.act, 10_000, in.n, r, mt)
+				return MeasureInsert(ctx, in.obs, in.act, insertCapacity, in.n, r, mt)
 			},
 			func(cpu hw.CPUSpec) (float64, error) { return predictOn(cpu, &w, hw.Insert, in.n) }})
 	}
 	for _, g := range []struct{ t, n int }{{128, 4}, {2048, 1}, {1024, 64}} {
-		w := hw.Workload{Name: "calibrate gae", Nets: []hw.Net{{Name: "none", Layers: hw.MLPLayers(1, 1), FW: 1}},
-			Batch: 1, Capacity: 2, Fanout: 2, Actors: 1, DataPointBytes: 4}
+		w := replayWorkload(1, 2, 2, 4)
 		out = append(out, probe{"gae", fmt.Sprintf("T=%d N=%d", g.t, g.n),
 			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
 				return MeasureGAE(ctx, g.t, g.n, r, mt)

@@ -120,10 +120,25 @@ func supervisedStep(net *nn.Net, opt *nn.Adam, x, target []float32) func() {
 	}
 }
 
+// timeRepeatsErr is timeRepeats of a call that can fail: the timing, and
+// the first error a call returned.
+func timeRepeatsErr(ctx context.Context, f func() error, repeats int, minTime time.Duration) (Timing, error) {
+	var first error
+	t, err := timeRepeats(ctx, func() {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}, repeats, minTime)
+	if err != nil {
+		return Timing{}, err
+	}
+	return t, first
+}
+
 // timeRepeats runs f once to warm up, then repeats times a batch of calls
 // sized to last about minTime, and returns the median per-call time.
 func timeRepeats(ctx context.Context, f func(), repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTiming(repeats, minTime); err != nil {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
 		return Timing{}, err
 	}
 	start := time.Now()

@@ -120,7 +120,7 @@ func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 	fmt.Fprintf(out, "Calibration of %s (%d CPUs, %.2f GHz reported, L1 %g KB, L2 %g KB, LLC %g MB), %s kernel, %s, %s.\n",
 		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f).\n",
-		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyGBs.Spread)
+		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread)
 	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, %.1f ns per micro-kernel call, elementwise ops in L2 at %.0f GB/s; rms log error %.3f over %d training steps.\n\n",
 		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.TileNS, r.Fit.ElementwiseGBs, r.Fit.RMSLogError, len(r.Fitted))
 	table := func(title string, pts []calibrate.Point) {
