@@ -127,7 +127,7 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.clock, err = sim.NewOffPolicy(pl, cfg.Batch, cfg.Depth, cfg.Actors); err != nil {
+	if d.clock, err = sim.NewOffPolicy(pl); err != nil {
 		return nil, err
 	}
 	// The clock samples each batch when the data its step needs is

@@ -57,7 +57,7 @@ func TestPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock, err := sim.NewOffPolicy(pl, 16384, 1, 16)
+	clock, err := sim.NewOffPolicy(pl)
 	if err != nil {
 		t.Fatal(err)
 	}

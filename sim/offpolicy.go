@@ -61,10 +61,14 @@ type arrival struct {
 }
 
 // NewOffPolicy returns the clock of a run on pl's mapping with the
-// learner's batch, D batches sampled ahead (depth) and actors CPU cores.
-func NewOffPolicy(pl *Placement, batch, depth, actors int) (*OffPolicy, error) {
-	if batch < 1 || depth < 1 || actors < 1 {
-		return nil, fmt.Errorf("sim: batch %d, depth %d, actors %d: each must be >= 1", batch, depth, actors)
+// workload's learner batch, D batches sampled ahead (Workload.LoopDepth)
+// and actors CPU cores: the D the exploration bounds the loop with is the
+// D the clock runs.
+func NewOffPolicy(pl *Placement) (*OffPolicy, error) {
+	w := &pl.Workload
+	batch, depth, actors := w.Batch, w.LoopDepth(), w.Actors
+	if batch < 1 || actors < 1 {
+		return nil, fmt.Errorf("sim: batch %d, actors %d: each must be >= 1", batch, actors)
 	}
 	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
 		updated: make([]float64, depth), arrived: make([]float64, depth),

@@ -40,7 +40,7 @@ func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
 	for _, depth := range []int{1, 50} {
 		for _, batch := range []int{32, 256, 2048, 16384} {
 			w := hopperDDPG(t, batch)
-			w.Depth = depth
+			w.Depth, w.Actors = depth, 16
 			pl, err := Place(p, w)
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +52,7 @@ func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
 				if err := pl.Select(ev.Mapping); err != nil {
 					t.Fatal(err)
 				}
-				s, err := NewOffPolicy(pl, batch, depth, 16)
+				s, err := NewOffPolicy(pl)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,15 +74,24 @@ func TestSimulatedThroughputMatchesTheDSE(t *testing.T) {
 // difference shows.
 func TestStrictLoopSerializes(t *testing.T) {
 	const b = 16384
-	pl, err := Place(defaultPlatform(t), hopperDDPG(t, b))
-	if err != nil {
-		t.Fatal(err)
+	clock := func(depth int) (*Placement, *OffPolicy) {
+		w := hopperDDPG(t, b)
+		w.Depth, w.Actors = depth, 1
+		pl, err := Place(defaultPlatform(t), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewOffPolicy(pl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl, s
 	}
-	if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}); err != nil {
-		t.Fatal(err)
-	}
-	strict, _ := NewOffPolicy(pl, b, 1, 1)
-	relaxed, _ := NewOffPolicy(pl, b, 50, 1)
+	pl, strict := clock(1)
+	_, relaxed := clock(50)
 	gs, gr := simulatedGPS(t, strict, 100), simulatedGPS(t, relaxed, 100)
 	// Strict: one step is the chain of its stages. The indices cross to the
 	// GPU storage and the TD errors back, each paying the link's latency;
@@ -120,7 +129,7 @@ func TestRelaxedDependencyHidesTransferLatency(t *testing.T) {
 		var ev [2]dse.Eval
 		for i, depth := range []int{1, 50} {
 			w := hopperDDPG(t, b)
-			w.Depth = depth
+			w.Depth, w.Actors = depth, 16
 			pl, err := Place(p, w)
 			if err != nil {
 				t.Fatal(err)
@@ -128,7 +137,7 @@ func TestRelaxedDependencyHidesTransferLatency(t *testing.T) {
 			if err := pl.Select(c.m); err != nil {
 				t.Fatal(err)
 			}
-			s, err := NewOffPolicy(pl, b, depth, 16)
+			s, err := NewOffPolicy(pl)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +173,8 @@ func defaultPlatform(t *testing.T) *hw.Platform {
 	return p
 }
 
-// hopperDDPG is 000 Table III's Hopper DDPG learner at batch.
+// hopperDDPG is Table V's Hopper DDPG workload (D = 50) with the strict
+// loop (D = 1) and one actor, the clock's simplest run; tests set others.
 func hopperDDPG(t *testing.T, batch int) hw.Workload {
 	t.Helper()
 	env, err := dse.FindEnv("Hopper")
@@ -175,6 +185,7 @@ func hopperDDPG(t *testing.T, batch int) hw.Workload {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.Depth, w.Actors = 1, 1
 	return w
 }
 
@@ -189,7 +200,7 @@ func TestOffPolicyPipelinesGroupBanks(t *testing.T) {
 	if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.FPGA, Storage: hw.GPU}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewOffPolicy(pl, b, 1, 1)
+	s, err := NewOffPolicy(pl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +240,7 @@ func TestRemapRefusesAnInfeasibleMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewOffPolicy(pl, 256, 1, 1)
+	s, err := NewOffPolicy(pl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +271,7 @@ func TestGradientStepWaitsForItsOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewOffPolicy(pl, 32, 1, 1)
+	s, err := NewOffPolicy(pl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,13 @@ func TestResourceRingKeepsTheLatest(t *testing.T) {
 // step, per insert and per vector step of a run, on every mapping.
 func TestChargingAllocatesNothing(t *testing.T) {
 	p := defaultPlatform(t)
-	pl, err := Place(p, hopperDDPG(t, 256))
+	w := hopperDDPG(t, 256)
+	w.Depth, w.Actors = 8, 4
+	pl, err := Place(p, w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	off, err := NewOffPolicy(pl, 256, 8, 4)
+	off, err := NewOffPolicy(pl)
 	if err != nil {
 		t.Fatal(err)
 	}
