@@ -56,7 +56,8 @@ func (m cpuModel) elementwiseSeconds(o op, threads int) float64 {
 // max(r v / FMAUnits, FMALatencyCycles / sets) cycles per step of k, where a
 // cycle is the time in which one core issues PeakFlopsPerCycle at the
 // sustained rate (PeakGFLOPS / Cores); each call of the micro-kernel,
-// one per tile and block of k, adds TileNS. Threads divide the tiles.
+// one per tile and block of k, adds TileNS. Threads divide the tiles, up
+// to one tile each.
 func (m cpuModel) tiledGEMMSeconds(g GEMMDims, threads int) float64 {
 	kn := m.s.GEMMKernel
 	rows, n, k := int64(g.C), int64(g.A), int64(g.B)
@@ -90,7 +91,8 @@ func (m cpuModel) tiledGEMMSeconds(g GEMMDims, threads int) float64 {
 			tiles += ct.count
 		}
 	}
-	par := float64(min(threads, m.s.Cores))
+	// Threads share out whole tiles: no more of them help than there are.
+	par := float64(max(1, min(int64(threads), int64(m.s.Cores), tiles)))
 	cycleS := float64(kn.PeakFlopsPerCycle()) / (m.s.PeakGFLOPS * 1e9 / float64(m.s.Cores))
 	blocks := (k + int64(kn.BlockK) - 1) / int64(kn.BlockK)
 	return (float64(k)*cycles*cycleS + float64(tiles*blocks)*kn.TileNS*1e-9) / par

@@ -87,3 +87,19 @@ func TestGEMMKernelValidation(t *testing.T) {
 		t.Errorf("tile_cols 12 on 8 lanes: %v", err)
 	}
 }
+
+// TestTiledGEMMThreadsShareTiles: threads divide the tiles, and no more
+// threads help than there are tiles.
+func TestTiledGEMMThreadsShareTiles(t *testing.T) {
+	m := tiledCPU(0)
+	m.s.Cores = 16
+	m.s.PeakGFLOPS = 16 * 32               // one core still 32 GFLOPS
+	wide := GEMMDims{A: 64, B: 256, C: 48} // 8 x 4 = 32 tiles
+	if one, sixteen := m.gemmSeconds(wide, 1), m.gemmSeconds(wide, 16); math.Abs(one/sixteen-16) > 1e-9 {
+		t.Errorf("32 tiles: 1 thread %g s, 16 threads %g s: want 16x", one, sixteen)
+	}
+	narrow := GEMMDims{A: 1, B: 256, C: 32} // 6 row tiles x 1 masked column tile
+	if one, sixteen := m.gemmSeconds(narrow, 1), m.gemmSeconds(narrow, 16); math.Abs(one/sixteen-6) > 1e-9 {
+		t.Errorf("6 tiles: 1 thread %g s, 16 threads %g s: want 6x, one tile per thread", one, sixteen)
+	}
+}

@@ -146,12 +146,7 @@ func NewLearnerDesign(spec *FPGASpec, w *Workload, stages []Stage, batch, dp int
 	// T_WU = sum_j DP x size(W_j) / (r_WU x f): one adder per SRAM bank
 	// holding weights (000 §VI-A2), and the weights sit in as many banks
 	// as the forward units that read them in parallel.
-	var trained int64
-	for _, nt := range w.Nets {
-		if nt.WA > 0 {
-			trained += nt.Params()
-		}
-	}
+	trained := w.TrainedParams()
 	for i, s := range stages {
 		if s.Kind == StageFW && s.trainedFirstPass {
 			d.WUUnits += d.Units[i]
@@ -167,12 +162,10 @@ func NewLearnerDesign(spec *FPGASpec, w *Workload, stages []Stage, batch, dp int
 // every network's weights once, DP gradient accumulators of the trained
 // weights, and FIFOs holding n samples' activations per pipeline.
 func learnerResources(spec *FPGASpec, w *Workload, stages []Stage, dp, unitsPerPipe, wuUnits int) Resources {
-	var weights, trained, acts int64
+	var weights, acts int64
+	trained := w.TrainedParams()
 	for _, n := range w.Nets {
 		weights += n.Params()
-		if n.WA > 0 {
-			trained += n.Params()
-		}
 		for _, l := range n.Layers {
 			acts += l.Outputs()
 		}

@@ -79,10 +79,7 @@ func forEachOp(w *Workload, batch int, fused bool, f func(op)) {
 			}
 		}
 		if fused {
-			var params int64
-			for _, l := range n.Layers {
-				params += l.Params()
-			}
+			params := n.Params()
 			if n.WA > 0 {
 				f(op{elems: params, bytesPerElem: fusedAdamBytes})
 				f(op{elems: params, bytesPerElem: fusedZeroBytes})

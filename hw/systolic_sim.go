@@ -137,6 +137,9 @@ func SystolicCycles(d GEMMDims, p int, df Dataflow, mode FoldMode) int64 {
 	if rows < 1 || cols < 1 || p < 1 {
 		return 0
 	}
+	if mode == ScaleSim {
+		return ScaleSimCycles(d, p, df)
+	}
 	// nr x nc folds; the last row block holds pr rows, the last column
 	// block pc columns, every other block p.
 	nr, nc := int64(ceilDiv(rows, p)), int64(ceilDiv(cols, p))
@@ -159,26 +162,17 @@ func SystolicCycles(d GEMMDims, p int, df Dataflow, mode FoldMode) int64 {
 		}
 		return end
 	}
-	// Separate and ScaleSim: each fold starts when the previous one has
-	// completed, after its preload of R rows (WS, IS), and takes
-	// T + R + C - 1 cycles (one fewer in ScaleSim), so the total is a sum.
+	// Separate: each fold starts when the previous one has completed,
+	// after its preload of R rows (WS, IS), and takes T + R + C - 1 cycles,
+	// so the total is a sum.
 	n := nr * nc
 	sumR := (nr-1)*nc*P + nc*pr
 	sumC := (nc-1)*nr*P + nr*pc
-	perFold := T - 1
-	if mode == ScaleSim {
-		sumR, sumC = n*P, n*P
-		perFold--
-	}
 	preload := int64(0)
 	if df != NS {
 		preload = sumR
 	}
-	end := n*perFold + preload + sumR + sumC
-	if mode == ScaleSim {
-		return end - 1
-	}
-	return end
+	return n*(T-1) + preload + sumR + sumC
 }
 
 // SimulateGEMM runs the fold-level cycle simulation of one GEMM on a P x P

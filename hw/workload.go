@@ -107,6 +107,19 @@ func (n Net) Params() int64 {
 	return p
 }
 
+// TrainedParams returns the parameters of the nets the learner trains
+// (those with a weight-gradient pass): what the optimizer updates and a
+// gradient exchange carries.
+func (w *Workload) TrainedParams() int64 {
+	var p int64
+	for _, n := range w.Nets {
+		if n.WA > 0 {
+			p += n.Params()
+		}
+	}
+	return p
+}
+
 // ForwardMACs returns the MACs of one forward pass of one sample.
 func (n Net) ForwardMACs() int64 {
 	var m int64
