@@ -3,14 +3,11 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rlxdev/rlx/core/dse"
-	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
-	"github.com/rlxdev/rlx/internal/papers"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -77,34 +74,6 @@ type PPOStepRow struct {
 	Busiest      string   `json:"busiest"`
 }
 
-// ppoNetwork returns the layers of a network of 003 §5.1 and its words of
-// observation and action per sample: an MLP from the seed tables' widths,
-// or the Nature ConvNet for Pong, built by core/nn as the engine builds
-// it.
-func ppoNetwork(name string, pub *papers.Tables) (layers []hw.Layer, obsWords, actWords, cus int, err error) {
-	if name == "Pong" {
-		net, err := nn.NewNatureCNN(6)
-		if err != nil {
-			return nil, 0, 0, 0, err
-		}
-		layers = engine.HWLayers(net.Shape())
-		// Frames travel as bytes, four to a word; one discrete action.
-		// The policy and value heads share the ConvNet: one CU (003 §3.1).
-		return layers, 4 * 84 * 84 / 4, 1, 1, nil
-	}
-	n, ok := pub.PPOAccel.Networks[name]
-	if !ok {
-		return nil, 0, 0, 0, fmt.Errorf("%s: ppoaccel.networks has no %s", presets.SeedTablesFile, name)
-	}
-	widths, ok := n.Widths()
-	if !ok || len(widths) < 2 {
-		return nil, 0, 0, 0, fmt.Errorf("%s: ppoaccel.networks.%s.layers = %v: want a list of at least two widths", presets.SeedTablesFile, name, n.Layers)
-	}
-	layers = hw.MLPLayers(widths...)
-	// Separate policy and value networks run on two CUs (003 §3.1).
-	return layers, widths[0], widths[len(widths)-1], 2, nil
-}
-
 // ppoAccelModel runs PPOAccel's exploration for every configuration of
 // 003 Table 2 on the Table IV platform's FPGA and PCIe link.
 func ppoAccelModel(ctx context.Context) ([]PPOAccelModelRow, string, error) {
@@ -121,42 +90,31 @@ func ppoAccelModel(ctx context.Context) ([]PPOAccelModelRow, string, error) {
 		return nil, "", fmt.Errorf("%s: %w", presets.SeedTablesFile, err)
 	}
 	var rows []PPOAccelModelRow
-	var layers []hw.Layer
-	var obs, act, cus int
+	var net dse.PPOConfig
 	for i, c := range table2 {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
 		if i == 0 || c.Network != table2[i-1].Network {
-			if layers, obs, act, cus, err = ppoNetwork(c.Network, pub); err != nil {
+			if net, err = dse.PPOAccelNetwork(c.Network, pub); err != nil {
 				return nil, "", err
 			}
 		}
 		r := PPOAccelModelRow{Network: c.Network, Vary: c.Vary, N: c.N, T: c.T, M: c.M, K: c.K,
 			PublishedCF: c.CF, PublishedC: c.C, PublishedCG: c.CG}
-		res, err := dse.ExplorePPOAccel(p.FPGA, p.Link, dse.PPOConfig{
-			Layers: layers, N: r.N, T: r.T, M: r.M, K: r.K, CUs: cus, ObsWords: obs, ActWords: act})
+		cfg := net
+		cfg.N, cfg.T, cfg.M, cfg.K = r.N, r.T, r.M, r.K
+		res, err := dse.ExplorePPOAccel(p.FPGA, p.Link, cfg)
 		if err != nil {
 			return nil, "", fmt.Errorf("PPOAccel exploration of %s N=%d T=%d M=%d K=%d: %w", r.Network, r.N, r.T, r.M, r.K, err)
 		}
 		samples := float64(r.N) * float64(r.T)
-		r.CUs, r.P, r.DSP, r.BRAM = cus, res.P, res.DSP, res.BRAM
+		r.CUs, r.P, r.DSP, r.BRAM = net.CUs, res.P, res.DSP, res.BRAM
 		r.FW, r.BW, r.WU = res.FW.String(), res.BW.String(), res.WU.String()
 		r.IPS, r.NSIPS = ratio(samples, res.Seconds()), ratio(samples, res.NSSeconds)
 		rows = append(rows, r)
 	}
 	return rows, ppoAccelModelMarkdown(rows, p), nil
-}
-
-// sortedKeys returns the keys of m, sorted: reports never depend on map
-// order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func ppoAccelModelMarkdown(rows []PPOAccelModelRow, p *hw.Platform) string {

@@ -1,14 +1,40 @@
 package experiment
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/papers"
+	"github.com/rlxdev/rlx/presets"
 )
+
+// TestPPOAccelPongIsTheEnginesConvNet: the exploration's Pong network
+// (core/dse builds it without core/nn) is the ConvNet a live Pong run
+// trains, layer for layer.
+func TestPPOAccelPongIsTheEnginesConvNet(t *testing.T) {
+	pub, err := papers.Parse(presets.SeedTables())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := dse.PPOAccelNetwork("Pong", pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cnn, err := nn.NewNatureCNN(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := engine.HWLayers(cnn.Shape()); !slices.Equal(cfg.Layers, want) {
+		t.Errorf("dse's Pong network %v, the engine's %v", cfg.Layers, want)
+	}
+}
 
 // ppoRun is a synthetic live PPO run that collected 16384 samples in 8 host
 // and 0.5 simulated seconds.
@@ -64,7 +90,7 @@ func TestPPOAccelModel(t *testing.T) {
 		}
 		ratio[m.Network] = append(ratio[m.Network], m.IPS/m.PublishedCF)
 	}
-	if got := sortedKeys(ratio); !slices.Equal(got, []string{"Hopper", "Humanoid", "Pong"}) {
+	if got := slices.Sorted(maps.Keys(ratio)); !slices.Equal(got, []string{"Hopper", "Humanoid", "Pong"}) {
 		t.Fatalf("networks %v", got)
 	}
 	// "The published figures approach the model where the network's

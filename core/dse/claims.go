@@ -1,11 +1,9 @@
 package dse
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/papers"
@@ -99,19 +97,28 @@ func (c Claim) explain(why string) Claim {
 // (presets.SeedTables embeds it), or, where those hold them only as prose
 // or not at all, from the constants below, each citing its section.
 func Claims(p *hw.Platform, seedTables []byte) ([]Claim, error) {
-	cs, _, err := claimsOn(p, seedTables)
+	tables, err := readSeedTables(seedTables)
+	if err != nil {
+		return nil, err
+	}
+	cs, _, err := claimsOn(p, tables)
 	return cs, err
 }
 
-// claimsOn is Claims, also returning the run whose Table V explorations
-// the claims made (Sensitivity reads the mappings from it).
-func claimsOn(p *hw.Platform, seedTables []byte) ([]Claim, *claimRun, error) {
-	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
-		return nil, nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
-	}
+// readSeedTables parses the seed tables' YAML, naming it in errors.
+func readSeedTables(seedTables []byte) (*papers.Tables, error) {
 	tables, err := papers.Parse(seedTables)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", seedTablesName, err)
+		return nil, fmt.Errorf("%s: %w", seedTablesName, err)
+	}
+	return tables, nil
+}
+
+// claimsOn is Claims on parsed tables, also returning the run whose Table
+// V explorations the claims made (Sensitivity reads the mappings from it).
+func claimsOn(p *hw.Platform, tables *papers.Tables) ([]Claim, *claimRun, error) {
+	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
+		return nil, nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
 	}
 	c := &claimRun{p: p, tables: tables}
 	var out []Claim
@@ -159,8 +166,7 @@ func (c *claimRun) result(cfg Config) (*Result, error) {
 }
 
 // table2 returns 003 Table 2's rows and PPOAccel's design for each,
-// exploring each distinct configuration once, in parallel: the explorations
-// are most of the claims' cost.
+// exploring each distinct configuration once.
 func (c *claimRun) table2() ([]papers.IPSRow, []PPOResult, error) {
 	if c.rows != nil {
 		return c.rows, c.ppo, nil
@@ -173,33 +179,20 @@ func (c *claimRun) table2() ([]papers.IPSRow, []PPOResult, error) {
 		net        string
 		n, t, m, k int
 	}
-	index := map[key]int{}
-	var keys []papers.IPSRow
-	for _, r := range rows {
-		k := key{r.Network, r.N, r.T, r.M, r.K}
-		if _, ok := index[k]; !ok {
-			index[k] = len(keys)
-			keys = append(keys, r)
-		}
-	}
-	res := make([]PPOResult, len(keys))
-	errs := make([]error, len(keys))
-	var wg sync.WaitGroup
-	for i, r := range keys {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res[i], errs[i] = explore003(c.p, r)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, nil, err
-	}
-	c.rows, c.ppo = rows, make([]PPOResult, len(rows))
+	explored := map[key]PPOResult{}
+	ppo := make([]PPOResult, len(rows))
 	for i, r := range rows {
-		c.ppo[i] = res[index[key{r.Network, r.N, r.T, r.M, r.K}]]
+		k := key{r.Network, r.N, r.T, r.M, r.K}
+		res, ok := explored[k]
+		if !ok {
+			if res, err = explore003(c.p, c.tables, r); err != nil {
+				return nil, nil, err
+			}
+			explored[k] = res
+		}
+		ppo[i] = res
 	}
+	c.rows, c.ppo = rows, ppo
 	return c.rows, c.ppo, nil
 }
 
@@ -870,12 +863,7 @@ func dataParallelPrimitives(p *hw.Platform, l int) (apexTimes, error) {
 	pt.forwardB /= 2
 	pt.forwardb /= 2
 	pt.backwardB, pt.backwardb = pt.forwardB, pt.forwardb
-	var params int64
-	for _, n := range w.Nets {
-		if n.WA > 0 {
-			params += n.Params()
-		}
-	}
+	params := w.TrainedParams()
 	lat := e.TransferLatency()
 	pt.subBatchTrans = e.Transfer(w.BatchBytes(b)) + lat
 	pt.gradTrans = e.Transfer(4*params) + lat
@@ -905,34 +893,9 @@ func (c *claimRun) scaling001() ([]Claim, error) {
 	return out, nil
 }
 
-// ppoNets are the networks of 003 §5.1.
-func ppoNets() map[string][]hw.Layer {
-	return map[string][]hw.Layer{
-		"Hopper":   hw.MLPLayers(11, 64, 64, 3),
-		"Humanoid": hw.MLPLayers(376, 128, 64, 17),
-		"Pong":     natureDQN(4, 84, 84, 6),
-	}
-}
-
-// ppoConfig returns 003's PPOAccel configuration of a Table 2 network:
-// separate policy and value networks on two CUs for the MuJoCo MLPs, one
-// CU for Pong's shared ConvNet (003 §3.1, §5.2), with the words of
-// observation and action each sample moves over PCIe (Pong's frames as
-// bytes, four to a word).
-func ppoConfig(net string) (PPOConfig, error) {
-	layers, ok := ppoNets()[net]
-	if !ok {
-		return PPOConfig{}, fmt.Errorf("003 network %q is not known: use Hopper, Humanoid or Pong", net)
-	}
-	if net == "Pong" {
-		return PPOConfig{Layers: layers, CUs: 1, ObsWords: 4 * 84 * 84 / 4, ActWords: 1}, nil
-	}
-	return PPOConfig{Layers: layers, CUs: 2, ObsWords: layers[0].In, ActWords: layers[len(layers)-1].Out}, nil
-}
-
 // explore003 runs PPOAccel's exploration for a Table 2 row.
-func explore003(p *hw.Platform, r papers.IPSRow) (PPOResult, error) {
-	cfg, err := ppoConfig(r.Network)
+func explore003(p *hw.Platform, tables *papers.Tables, r papers.IPSRow) (PPOResult, error) {
+	cfg, err := PPOAccelNetwork(r.Network, tables)
 	if err != nil {
 		return PPOResult{}, err
 	}
@@ -1039,7 +1002,7 @@ func (c *claimRun) design003() ([]Claim, error) {
 // blockedLayoutGain returns the compute-time gain of 003 §3.2.2.2's
 // memory-blocked layout for net at 003 §5.3.3's configuration: the
 // unblocked design's T_inf + T_train over the blocked one's, less 1.
-func blockedLayoutGain(p *hw.Platform, net string) (float64, error) {
+func blockedLayoutGain(p *hw.Platform, tables *papers.Tables, net string) (float64, error) {
 	cfgs := map[string]PPOConfig{ // 003 §5.3.3: [N, M, T, K]
 		"Hopper":   {N: 32, M: 512, T: 512, K: 10, CUs: 2},
 		"Humanoid": {N: 32, M: 512, T: 512, K: 10, CUs: 2},
@@ -1049,7 +1012,11 @@ func blockedLayoutGain(p *hw.Platform, net string) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("003 §5.3.3 has no configuration for %q", net)
 	}
-	cfg.Layers = ppoNets()[net]
+	nc, err := PPOAccelNetwork(net, tables)
+	if err != nil {
+		return 0, err
+	}
+	cfg.Layers = nc.Layers
 	blocked, err := ExplorePPOAccel(p.FPGA, p.Link, cfg)
 	if err != nil {
 		return 0, err
@@ -1112,14 +1079,21 @@ func gpuOverheadSpan(p *hw.Platform, policy, value []hw.Layer, ms []int) (lo, hi
 }
 
 func (c *claimRun) optimizations003() ([]Claim, error) {
-	nets := ppoNets()
-	mlpLo, mlpHi, err := gpuOverheadSpan(c.p, nets["Hopper"], hw.MLPLayers(11, 64, 64, 1), []int{64, 128, 256, 512})
+	hopper, err := PPOAccelNetwork("Hopper", c.tables)
+	if err != nil {
+		return nil, err
+	}
+	pong, err := PPOAccelNetwork("Pong", c.tables)
+	if err != nil {
+		return nil, err
+	}
+	mlpLo, mlpHi, err := gpuOverheadSpan(c.p, hopper.Layers, hw.MLPLayers(11, 64, 64, 1), []int{64, 128, 256, 512})
 	if err != nil {
 		return nil, err
 	}
 	// Pong's PPO2 shares the ConvNet between policy and value (003 §5.3.1):
 	// the value head is one more dense layer on its 512 features.
-	cnnLo, cnnHi, err := gpuOverheadSpan(c.p, nets["Pong"], hw.MLPLayers(512, 1), []int{32, 64, 128, 256})
+	cnnLo, cnnHi, err := gpuOverheadSpan(c.p, pong.Layers, hw.MLPLayers(512, 1), []int{32, 64, 128, 256})
 	if err != nil {
 		return nil, err
 	}
@@ -1133,7 +1107,7 @@ func (c *claimRun) optimizations003() ([]Claim, error) {
 			Note: "The same for Pong's shared ConvNet at M = 32..256; \"over 55%\" is read as 0.55..1."}.explain(whyLaunch + ", which a ConvNet's GEMMs hide"),
 	}
 	for _, net := range []string{"Hopper", "Humanoid", "Pong"} {
-		g, err := blockedLayoutGain(c.p, net)
+		g, err := blockedLayoutGain(c.p, c.tables, net)
 		if err != nil {
 			return nil, err
 		}

@@ -211,9 +211,13 @@ func Test003ClaimDataflowNeverWorseThanNS(t *testing.T) {
 			t.Errorf("%s: chosen %s/%s/%s takes %.4g s, fixed NS %.4g s", name, r.FW, r.BW, r.WU, r.Seconds(), r.NSSeconds)
 		}
 	}
-	for name, layers := range ppoNets() {
+	for _, name := range []string{"Hopper", "Humanoid", "Pong"} {
+		net, err := PPOAccelNetwork(name, parseSeedTables(t))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, n := range []int{1, 4, 8, 16, 32} {
-			check(name, PPOConfig{Layers: layers, N: n, T: 128, M: 128, K: 3, CUs: 1, ObsWords: 11, ActWords: 3})
+			check(name, PPOConfig{Layers: net.Layers, N: n, T: 128, M: 128, K: 3, CUs: 1, ObsWords: 11, ActWords: 3})
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -235,7 +239,7 @@ func Test003ClaimMemoryBlockedLayout(t *testing.T) {
 	p := tableIV(t)
 	holds, got := true, ""
 	for _, name := range []string{"Hopper", "Humanoid", "Pong"} {
-		gain, err := blockedLayoutGain(p, name)
+		gain, err := blockedLayoutGain(p, parseSeedTables(t), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,7 +274,7 @@ func Test003ClaimLoadBalancing(t *testing.T) {
 func Test003ClaimGPUOverheadSmallMLP(t *testing.T) {
 	p := tableIV(t)
 	for _, m := range []int{64, 128, 256, 512} {
-		share, err := gpuOverheadShare(p, ppoNets()["Hopper"], hw.MLPLayers(11, 64, 64, 1), m)
+		share, err := gpuOverheadShare(p, hw.MLPLayers(11, 64, 64, 3), hw.MLPLayers(11, 64, 64, 1), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +316,7 @@ var (
 )
 
 // allClaims computes the claims on the Table IV platform once per test
-// binary: they take seconds.
+// binary (tens of milliseconds; several tests read them).
 func allClaims(t *testing.T) []Claim {
 	t.Helper()
 	claimsOnce.Do(func() { claimsAll, claimsErr = Claims(tableIV(t), presets.SeedTables()) })
@@ -467,16 +471,22 @@ func TestClaimPaperFiguresMatchSeedProse(t *testing.T) {
 			t.Errorf("%s does not say %q", presets.SeedTablesFile, want)
 		}
 	}
-	// The networks of the 003 claims are the seed tables'.
+	// The networks of the 003 claims, read from the seed tables, are 003
+	// §5.1's.
 	ct := parseSeedTables(t)
-	for _, net := range []string{"Hopper", "Humanoid"} {
-		var widths []int
-		for _, v := range ct.PPOAccel.Networks[net].Layers.([]any) {
-			widths = append(widths, int(v.(uint64)))
+	for net, want := range map[string][]hw.Layer{
+		"Hopper": hw.MLPLayers(11, 64, 64, 3), "Humanoid": hw.MLPLayers(376, 128, 64, 17), "Pong": natureDQN(4, 84, 84, 6),
+	} {
+		cfg, err := PPOAccelNetwork(net, ct)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := hw.MLPLayers(widths...); !reflect.DeepEqual(got, ppoNets()[net]) {
-			t.Errorf("%s: ppoNets %v, seed tables %v", net, ppoNets()[net], widths)
+		if !reflect.DeepEqual(cfg.Layers, want) {
+			t.Errorf("%s: %v, 003 §5.1 has %v", net, cfg.Layers, want)
 		}
+	}
+	if _, err := PPOAccelNetwork("Walker", ct); err == nil || !strings.Contains(err.Error(), `"Walker"`) {
+		t.Errorf("an unknown network: %v", err)
 	}
 }
 

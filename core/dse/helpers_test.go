@@ -62,3 +62,18 @@ func verdict(t *testing.T, key string, holds bool, known map[string]divergence, 
 func readDevices() ([]byte, error) { return presets.Device(presets.DefaultDevices) }
 
 func parse(data []byte) (*hw.Platform, error) { return hw.ParsePlatform(presets.DefaultDevices, data) }
+
+// ppoNets returns 003 §5.1's networks as PPOAccelNetwork reads them from
+// the seed tables.
+func ppoNets(t testing.TB) map[string][]hw.Layer {
+	t.Helper()
+	nets := map[string][]hw.Layer{}
+	for _, name := range []string{"Hopper", "Humanoid", "Pong"} {
+		cfg, err := PPOAccelNetwork(name, parseSeedTables(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets[name] = cfg.Layers
+	}
+	return nets
+}

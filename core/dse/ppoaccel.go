@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/papers"
 )
 
 // PPOConfig is a PPO workload for the PPOAccel exploration (003 §2.1,
@@ -21,6 +22,26 @@ type PPOConfig struct {
 	// WU passes then read transposed weights with bank conflicts, paying
 	// sum(layer sizes)/P_sys extra cycles each (003 §5.3.3 baseline).
 	Unblocked bool
+}
+
+// PPOAccelNetwork returns the network of 003 §5.1 named name (Hopper,
+// Humanoid or Pong) as a PPOConfig without its sizes: an MLP of the seed
+// tables' widths on two CUs (separate policy and value networks, 003
+// §3.1), or Pong's Nature ConvNet on one CU (policy and value share it),
+// its frames travelling as bytes, four to a word, and one discrete action.
+func PPOAccelNetwork(name string, tables *papers.Tables) (PPOConfig, error) {
+	if name == "Pong" {
+		return PPOConfig{Layers: natureDQN(4, 84, 84, 6), CUs: 1, ObsWords: 4 * 84 * 84 / 4, ActWords: 1}, nil
+	}
+	n, ok := tables.PPOAccel.Networks[name]
+	if !ok {
+		return PPOConfig{}, fmt.Errorf("%s: ppoaccel.networks has no %q: 003 §5.1 has Hopper, Humanoid and Pong", seedTablesName, name)
+	}
+	widths, ok := n.Widths()
+	if !ok || len(widths) < 2 {
+		return PPOConfig{}, fmt.Errorf("%s: ppoaccel.networks.%s.layers = %v: want a list of at least two widths", seedTablesName, name, n.Layers)
+	}
+	return PPOConfig{Layers: hw.MLPLayers(widths...), CUs: 2, ObsWords: widths[0], ActWords: widths[len(widths)-1]}, nil
 }
 
 // PPOResult is the systolic-array design PPOAccel's DSE picks (Eq. 9).

@@ -13,7 +13,7 @@ import (
 // and BRAM budgets must find the same.
 func TestPPOAccelArraySize(t *testing.T) {
 	p := tableIV(t)
-	nets := ppoNets()
+	nets := ppoNets(t)
 	for _, tt := range []struct {
 		name string
 		cfg  PPOConfig
@@ -37,7 +37,7 @@ func TestPPOAccelArraySize(t *testing.T) {
 
 func TestPPOAccelRejects(t *testing.T) {
 	p := tableIV(t)
-	for _, cfg := range []PPOConfig{{}, {Layers: ppoNets()["Hopper"], N: 0, T: 1, M: 1, K: 1, CUs: 1}, {Layers: ppoNets()["Hopper"], N: 1, T: 1, M: 1, K: 1, CUs: 9}} {
+	for _, cfg := range []PPOConfig{{}, {Layers: ppoNets(t)["Hopper"], N: 0, T: 1, M: 1, K: 1, CUs: 1}, {Layers: ppoNets(t)["Hopper"], N: 1, T: 1, M: 1, K: 1, CUs: 9}} {
 		if _, err := ExplorePPOAccel(p.FPGA, p.Link, cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/papers"
 )
 
 // SensitivityFactors are the scales Sensitivity applies to each
@@ -123,7 +124,11 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 	if err != nil {
 		return nil, err
 	}
-	baseClaims, baseMaps, err := claimsAndMappings(base, seedTables)
+	tables, err := readSeedTables(seedTables)
+	if err != nil {
+		return nil, err
+	}
+	baseClaims, baseMaps, err := claimsAndMappings(base, tables)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
-			pt, err := perturb(name, data, seedTables, k, f, baseClaims, baseMaps)
+			pt, err := perturb(name, data, tables, k, f, baseClaims, baseMaps)
 			if err != nil {
 				return rep, err
 			}
@@ -154,7 +159,7 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 
 // perturb runs the claims and the Table V grid with constant k scaled by
 // factor and compares them with the baseline's.
-func perturb(name string, data, seedTables []byte, k hw.Constant, factor float64, baseClaims []Claim, baseMaps []string) (Perturbation, error) {
+func perturb(name string, data []byte, tables *papers.Tables, k hw.Constant, factor float64, baseClaims []Claim, baseMaps []string) (Perturbation, error) {
 	pt := Perturbation{Constant: k.Path, Value: k.Value, Source: k.Source, Factor: factor, Scaled: k.Value}
 	scaled, v, err := hw.ScaleConstant(data, k, factor)
 	if err != nil {
@@ -170,7 +175,7 @@ func perturb(name string, data, seedTables []byte, k hw.Constant, factor float64
 		pt.Invalid = err.Error()
 		return pt, nil
 	}
-	cs, maps, err := claimsAndMappings(p, seedTables)
+	cs, maps, err := claimsAndMappings(p, tables)
 	if err != nil {
 		return pt, fmt.Errorf("%s x %g: %w", k.Path, factor, err)
 	}
@@ -204,8 +209,8 @@ func moved(from, to float64) bool {
 
 // claimsAndMappings returns the claims on p and the chosen mapping of
 // each Table V configuration, from the explorations the claims made.
-func claimsAndMappings(p *hw.Platform, seedTables []byte) ([]Claim, []string, error) {
-	cs, run, err := claimsOn(p, seedTables)
+func claimsAndMappings(p *hw.Platform, tables *papers.Tables) ([]Claim, []string, error) {
+	cs, run, err := claimsOn(p, tables)
 	if err != nil {
 		return nil, nil, err
 	}
