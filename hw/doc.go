@@ -12,7 +12,9 @@
 // section and the source of each constant:
 //
 //   - training step: framework ops on the CPU (roofline with threads plus a
-//     per-op dispatch cost) and the GPU (tile-wave GEMMs, memory roofline,
+//     per-op dispatch cost, or, for a CPU that names its GEMM micro-kernel,
+//     tile by tile with cache-resident elementwise ops and an optional
+//     fused optimizer: a calibrated host) and the GPU (tile-wave GEMMs, memory roofline,
 //     max of launch and execution per op: 003 §2.4); the FPGA learner
 //     pipeline of 000 §IV-B3 and §VI-A2, (PI + n - 1) T_max + T_WU.
 //   - prefix-sum sampling and priority update: CPU threads with cache- and
@@ -31,7 +33,9 @@
 // SCALE-Sim v2's per-fold count), and the GAE
 // processing elements with k-step lookahead (SimulateGAE, 004).
 //
-// Invariants: every Timeline interval lies in [0, Cycles); streamed GEMM
+// Invariants: every Timeline interval lies in [0, Cycles), except in
+// SimulateGEMM's ScaleSim mode, whose Cycles is SCALE-Sim's report (the
+// index of the last cycle, one less than the count); streamed GEMM
 // cycles never exceed Eq. 5 and equal it when the last fold fills the
 // array; the simulations equal their closed forms on balanced inputs.
 //

@@ -228,7 +228,13 @@ func (e *Estimator) CrossingSeconds(a, b Kind, bytes int64) float64 {
 	if bytes <= 0 {
 		return 0
 	}
-	return float64(len(Links(a, b))) * (e.Transfer(bytes) + e.TransferLatency())
+	return float64(len(Links(a, b)))*e.Transfer(bytes) + e.CrossingLatency(a, b)
+}
+
+// CrossingLatency is the part of CrossingSeconds that does not depend on
+// the bytes: one per-transfer latency per link crossed.
+func (e *Estimator) CrossingLatency(a, b Kind) float64 {
+	return float64(len(Links(a, b))) * e.TransferLatency()
 }
 
 // GAE returns advantage estimation over n trajectories of t steps on k. On

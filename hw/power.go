@@ -13,7 +13,7 @@ import (
 //
 // with idle and active the figures of its PowerSpec, and a platform draws
 // the sum over the devices that are counted. Which devices count is the
-// caller's reading of 000 (core/dse.CountedDevices); hw only adds up.
+// caller's reading of 000 (core/dse.MappingPower); hw only adds up.
 
 // WattsAt returns the power, in watts, of the device when it is busy a
 // fraction busy of the time: IdleW at 0, ActiveW at 1, linear between. It

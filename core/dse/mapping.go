@@ -113,7 +113,7 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	} {
 		move(c.from, c.to, c.bytes)
 		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
-		ev.LatencyS += float64(len(hw.Links(c.from, c.to))) * e.TransferLatency()
+		ev.LatencyS += e.CrossingLatency(c.from, c.to)
 	}
 	inserts := int64(w.InsertsPerStep())
 	move(hw.CPU, m.Storage, inserts*int64(w.DataPointBytes)) // inserted data

@@ -12,25 +12,12 @@ import (
 type SystemPower struct {
 	Mapping hw.Mapping
 	// Watts is the total; Device the part of each kind, 0 for a device
-	// that is not counted (CountedDevices).
+	// that is not counted (hw.Mapping.Devices).
 	Watts  float64
 	Device [hw.NumKinds]float64
 	// GPSPerWatt is gradient steps per second per watt (Table VII's
 	// "GPS/Watt").
 	GPSPerWatt float64
-}
-
-// CountedDevices returns the devices whose power 000 §VII-E adds up for
-// mapping m: the CPU with its DDR always, since the actors and the host
-// threads that keep the queues run there (000 §IV-A, §V-B), and each
-// accelerator the mapping places the learner, the RMM or the storage on.
-// An accelerator the mapping leaves unused is not counted: 000 takes the
-// FPGA's figure from Vivado's report of the placed design and the GPU's
-// from the profiler of the running program, and explains its higher
-// Hopper power by "the additional FPGA component compared with RLlib
-// mapping" (docs/models.md "Power").
-func CountedDevices(m hw.Mapping) [hw.NumKinds]bool {
-	return m.Devices()
 }
 
 // MappingPower returns the power of platform p running mapping m at gps
@@ -39,8 +26,17 @@ func CountedDevices(m hw.Mapping) [hw.NumKinds]bool {
 // mapping's stage times). Each counted device draws
 // idle + (active - idle) x busy (hw.Platform.Watts), except the CPU: 000
 // charges the CPU and its DDR at their operating TDP, so the CPU is
-// charged busy all of the time and busy[hw.CPU] is not read. Unused
-// accelerators add nothing (CountedDevices).
+// charged busy all of the time and busy[hw.CPU] is not read.
+//
+// The devices counted are those the mapping uses (hw.Mapping.Devices):
+// the CPU with its DDR always, since the actors and the host threads that
+// keep the queues run there (000 §IV-A, §V-B), and each accelerator the
+// mapping places the learner, the RMM or the storage on. An accelerator
+// the mapping leaves unused adds nothing: 000 takes the FPGA's figure from
+// Vivado's report of the placed design and the GPU's from the profiler of
+// the running program, and explains its higher Hopper power by "the
+// additional FPGA component compared with RLlib mapping" (docs/models.md
+// "Power").
 //
 // It returns an error when gps is negative or not finite, or when
 // hw.Platform.Watts does (a counted device without power figures, a busy
@@ -50,7 +46,7 @@ func MappingPower(p *hw.Platform, m hw.Mapping, gps float64, busy [hw.NumKinds]f
 		return SystemPower{}, fmt.Errorf("gradient steps per second = %g is out of range: must be finite and >= 0", gps)
 	}
 	busy[hw.CPU] = 1
-	total, per, err := p.Watts(CountedDevices(m), busy)
+	total, per, err := p.Watts(m.Devices(), busy)
 	if err != nil {
 		return SystemPower{}, fmt.Errorf("power of %s: %w", m, err)
 	}

@@ -19,6 +19,8 @@ func mapping(t testing.TB, s string) hw.Mapping {
 	return m
 }
 
+// TestCountedDevices: the devices MappingPower counts, 000 §VII-E's
+// reading, are the mapping's.
 func TestCountedDevices(t *testing.T) {
 	tests := []struct {
 		mapping   string
@@ -34,7 +36,7 @@ func TestCountedDevices(t *testing.T) {
 		{"G-G-C", true, true, false, "storage on the CPU"},
 	}
 	for _, tt := range tests {
-		got := CountedDevices(mapping(t, tt.mapping))
+		got := mapping(t, tt.mapping).Devices()
 		if want := [hw.NumKinds]bool{tt.cpu, tt.gpu, tt.fpga}; got != want {
 			t.Errorf("%s (%s): counted %v, want %v", tt.mapping, tt.countedBy, got, want)
 		}
@@ -197,7 +199,7 @@ func TestEvaluateCarriesPower(t *testing.T) {
 			continue
 		}
 		var idle, active float64
-		for k, used := range CountedDevices(ev.Mapping) {
+		for k, used := range ev.Mapping.Devices() {
 			if !used {
 				continue
 			}
