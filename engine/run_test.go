@@ -133,6 +133,15 @@ func runControls(t *testing.T, algo Algorithm) {
 	if e.Text != "C-C-C" {
 		t.Errorf("the MappingChanged event says %q, want C-C-C", e.Text)
 	}
+	// The resumed run steps on the new mapping before it is stopped: the
+	// remap can come microseconds after Resume, and a stop then would
+	// cancel the actors before they add a chunk.
+	for deadline := time.Now().Add(10 * time.Second); r.Latest().Counters.EnvSteps <= steps; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no step in 10 s after Resume (still %d)", steps)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 
 	r.Stop()
 	next(EventStopped)
