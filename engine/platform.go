@@ -208,7 +208,6 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		Bottleneck:       pl.Eval.Bottleneck,
 		LoopSeconds:      pl.Eval.LoopS,
 		LoopLatency:      pl.Eval.LatencyS,
-		Depth:            pl.Eval.Depth,
 		Watts:            pl.Eval.Watts,
 		GPSPerWatt:       pl.Eval.GPSPerWatt,
 	}

@@ -107,6 +107,18 @@ func simRates(a, b ratePoint, ppo bool) Rates {
 	return r
 }
 
+// Averages returns the whole-run averages of s on each clock: its
+// counters over the host time, and over the simulated time with the
+// gradient steps charged to the simulated platform (SimGradSteps). IPS,
+// the samples collected over whole iterations (003 §5.3.1), is PPO's
+// only, 0 off-policy, as in the live rates.
+func (s *Snapshot) Averages() (host, sim Rates) {
+	ppo := s.Config.Algo.OnPolicy()
+	simCounters := s.Counters
+	simCounters.GradSteps = s.SimGradSteps
+	return rates(Counters{}, s.Counters, s.HostElapsed.Seconds(), ppo), rates(Counters{}, simCounters, s.SimElapsed, ppo)
+}
+
 func rates(a, b Counters, dt float64, ppo bool) Rates {
 	if dt <= 0 {
 		return Rates{}

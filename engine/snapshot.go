@@ -264,11 +264,10 @@ type MappingView struct {
 	Bottleneck string
 	// LoopSeconds is one gradient step's dependency chain on idle units
 	// (sampling to priority update, transfers included), LoopLatency the
-	// PCIe transfer latency in it, and Depth the D batches sampled ahead:
-	// the strict loop (D = 1) takes the whole chain per step, sampling
-	// ahead hides it (000 §V-A). Off-policy only.
+	// PCIe transfer latency in it: the strict loop (Config.Depth = 1) takes
+	// the whole chain per step, sampling ahead hides it (000 §V-A).
+	// Off-policy only.
 	LoopSeconds, LoopLatency float64
-	Depth                    int
 	// Watts and GPSPerWatt are the running mapping's modelled power and
 	// efficiency (000 §VII-E); 0 when not modelled.
 	Watts, GPSPerWatt float64

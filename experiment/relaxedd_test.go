@@ -25,7 +25,7 @@ func relaxedDRun(index, depth int, env string, simGPS float64, meanStale float64
 	// F-C-F with a 200 us chain, 10 us of it PCIe latency, predicted at
 	// simGPS: the strict loop at 5000 GPS takes the whole chain.
 	s.Mapping = engine.MappingView{Chosen: "F-C-F", PredictedGPS: simGPS, Bottleneck: "rmm",
-		LoopSeconds: 200e-6, LoopLatency: 10e-6, Depth: depth}
+		LoopSeconds: 200e-6, LoopLatency: 10e-6}
 	return StepResult{Index: index, Title: env, Config: c, Final: s}
 }
 

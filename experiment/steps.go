@@ -57,10 +57,6 @@ func notRunNote(notRun []int) string {
 	return paragraph(fmt.Sprintf("Steps %s did not run (the run was interrupted before them): they have no row.", joinInts(n)))
 }
 
-// perSecond returns count / seconds, or 0 when no time has passed or the
-// time is not a number.
-func perSecond(count int64, seconds float64) float64 { return ratio(float64(count), seconds) }
-
 // ratio returns a / b, or 0 when b is not a positive finite number: a
 // rate or a speedup over nothing measured is shown as none.
 func ratio(a, b float64) float64 {
@@ -71,24 +67,20 @@ func ratio(a, b float64) float64 {
 }
 
 // hostGPS is the gradient steps per second of host time over the whole
-// run.
-func hostGPS(s *engine.Snapshot) float64 {
-	return perSecond(s.Counters.GradSteps, s.HostElapsed.Seconds())
-}
+// run (engine.Snapshot.Averages).
+func hostGPS(s *engine.Snapshot) float64 { h, _ := s.Averages(); return h.GPS }
 
 // simGPS is the gradient steps per second of simulated platform time over
 // the whole run: the steps charged to that clock, which off-policy trail
 // the steps trained by up to D.
-func simGPS(s *engine.Snapshot) float64 { return perSecond(s.SimGradSteps, s.SimElapsed) }
+func simGPS(s *engine.Snapshot) float64 { _, sim := s.Averages(); return sim.GPS }
 
 // hostIPS is the samples collected per second of host time over the whole
-// run: for PPO, IPS over whole iterations (003 §5.3.1).
-func hostIPS(s *engine.Snapshot) float64 {
-	return perSecond(s.Counters.EnvSteps, s.HostElapsed.Seconds())
-}
+// run of PPO: IPS over whole iterations (003 §5.3.1).
+func hostIPS(s *engine.Snapshot) float64 { h, _ := s.Averages(); return h.IPS }
 
 // simIPS is hostIPS on the simulated platform clock.
-func simIPS(s *engine.Snapshot) float64 { return perSecond(s.Counters.EnvSteps, s.SimElapsed) }
+func simIPS(s *engine.Snapshot) float64 { _, sim := s.Averages(); return sim.IPS }
 
 // mean100 returns the mean of the last 100 episode returns, or nil before
 // the first episode ended.

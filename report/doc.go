@@ -1,6 +1,6 @@
 // Package report writes the results of a headless run (rlx --batch) into a
 // directory: run.json (the configuration, the mapping, final and summary
-// metrics; schema rlx.run/v1, documented in docs/batch.md), metrics.csv (one
+// metrics; schema rlx.run/v2, documented in docs/batch.md), metrics.csv (one
 // row per snapshot) and plots as PNG and SVG (throughput over time on both
 // clocks, episode return over environment steps, device occupancy).
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // Schema versions run.json.
-const Schema = "rlx.run/v1"
+const Schema = "rlx.run/v2"
 
 // Run is the content of run.json. docs/batch.md documents every field.
 type Run struct {
@@ -149,7 +149,7 @@ func NewRun(final *engine.Snapshot) Run {
 		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
 		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
 	}
-	if m.Unit == "IPS" {
+	if s.Config.Algo.OnPolicy() {
 		r.Mapping.PredictedIPS = m.PredictedGPS
 	} else {
 		r.Mapping.PredictedGPS = m.PredictedGPS
@@ -157,11 +157,8 @@ func NewRun(final *engine.Snapshot) Run {
 	for _, t := range m.Table {
 		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
 	}
-	ppo := s.Config.Algo.OnPolicy()
-	r.Summary.Host = average(s.Counters, r.Final.HostElapsedS, ppo)
-	simCounters := s.Counters
-	simCounters.GradSteps = s.SimGradSteps
-	r.Summary.Sim = average(simCounters, r.Final.SimElapsedS, ppo)
+	host, sim := s.Averages()
+	r.Summary.Host, r.Summary.Sim = Rates(host), Rates(sim)
 	r.Summary.SimRecent = Rates(s.SimRecent)
 	l := s.Learning
 	r.Summary.ReturnsMeaningful = l.Meaningful
@@ -187,21 +184,6 @@ func NewRun(final *engine.Snapshot) Run {
 	}
 	if b := s.Busiest; b.Device != "" {
 		r.Summary.Busiest = &Util{b.Device, b.Stage, b.Utilization}
-	}
-	return r
-}
-
-// average returns the counters per second of elapsed, counted as the
-// engine counts its rates (summary.sim_recent, metrics.csv): IPS, the
-// samples collected over whole iterations (003 §5.3.1), for PPO only, 0
-// off-policy.
-func average(c engine.Counters, elapsed float64, ppo bool) Rates {
-	if elapsed <= 0 {
-		return Rates{}
-	}
-	r := Rates{GPS: float64(c.GradSteps) / elapsed, SPS: float64(c.EnvSteps) / elapsed, GAE: float64(c.GAE) / elapsed}
-	if ppo {
-		r.IPS = r.SPS
 	}
 	return r
 }
