@@ -9,10 +9,6 @@ import (
 	"github.com/rlxdev/rlx/internal/units"
 )
 
-// finite reports whether v is neither NaN nor ±Inf: a point a chart can
-// plot, a total a bar can be scaled by.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
 // seriesStats are the true values of a series, not of the resampled plot.
 type seriesStats struct {
 	n              int // finite points
@@ -25,10 +21,10 @@ type seriesStats struct {
 func cleanSeries(vals []float64) ([]float64, seriesStats) {
 	st := seriesStats{min: math.Inf(1), max: math.Inf(-1)}
 	lo, hi := 0, len(vals)
-	for lo < hi && !finite(vals[lo]) {
+	for lo < hi && !units.Finite(vals[lo]) {
 		lo++
 	}
-	for hi > lo && !finite(vals[hi-1]) {
+	for hi > lo && !units.Finite(vals[hi-1]) {
 		hi--
 	}
 	if lo == hi {
@@ -36,7 +32,7 @@ func cleanSeries(vals []float64) ([]float64, seriesStats) {
 	}
 	out := make([]float64, hi-lo)
 	for i, v := range vals[lo:hi] {
-		if !finite(v) {
+		if !units.Finite(v) {
 			out[i] = math.NaN()
 			continue
 		}

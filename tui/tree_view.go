@@ -115,7 +115,7 @@ func (p *treePane) render() string {
 // markerLine puts a ▼ at the column of value v on a row of w cells scaled to
 // total, with label beside it.
 func markerLine(st *Styles, v, total float64, w int, label string) string {
-	if w <= 0 || !finite(v) || !(total > 0) || !finite(total) {
+	if w <= 0 || !units.Finite(v) || !(total > 0) || !units.Finite(total) {
 		return ""
 	}
 	col := min(max(int(v/total*float64(w)), 0), w-1)
@@ -157,7 +157,7 @@ func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
 	for _, c := range ws.Children {
 		sum += max(c, 0)
 	}
-	if !(sum > 0) || !finite(sum) {
+	if !(sum > 0) || !units.Finite(sum) {
 		return nil
 	}
 	kinds := make([]uint8, w)
@@ -234,7 +234,7 @@ func (p *treePane) levelCells(t *engine.TreeView, l, step, w int, total float64)
 	if w <= 0 {
 		return kinds
 	}
-	if !(total > 0) || !finite(total) {
+	if !(total > 0) || !units.Finite(total) {
 		return kinds
 	}
 

@@ -61,10 +61,6 @@ Table IV platform, the one the claims' notes describe).`,
   rlx dse --sensitivity --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := loadPlatform(devices)
-			if err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
 			if sensitive {
 				for _, f := range []string{"claims", "sweep", "env", "batch", "algo"} {
@@ -72,7 +68,12 @@ Table IV platform, the one the claims' notes describe).`,
 						return usagef("--sensitivity perturbs the claims and the Table V grid: leave out --%s", f)
 					}
 				}
+				// It reads the platform file itself, comments and all.
 				return runSensitivity(cmd.Context(), out, cmd.ErrOrStderr(), devices, asJSON)
+			}
+			p, err := loadPlatform(devices)
+			if err != nil {
+				return err
 			}
 			if claims {
 				for _, f := range []string{"sweep", "env", "batch", "algo"} {
@@ -305,18 +306,18 @@ func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
 	return j
 }
 
-// watts and gpsPerWatt print a power figure, or "-" where the platform
-// gives none.
+// watts and gpsPerWatt print a power figure, or units.Dash where the
+// platform gives none.
 func watts(w float64) string {
 	if w <= 0 {
-		return "-"
+		return units.Dash
 	}
 	return fmt.Sprintf("%.0f", w)
 }
 
 func gpsPerWatt(e float64) string {
 	if e <= 0 {
-		return "-"
+		return units.Dash
 	}
 	return fmt.Sprintf("%.3g", e)
 }

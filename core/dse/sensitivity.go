@@ -91,6 +91,9 @@ type SensitivityReport struct {
 	Within        int            `json:"within_2x"`
 	Counted       int            `json:"counted"`
 	Perturbations []Perturbation `json:"perturbations"`
+	// Baseline are the claims on the platform as given, which every
+	// perturbation is compared with.
+	Baseline []Claim `json:"-"`
 }
 
 // Unanchored returns the constants of a platform file that no source
@@ -136,7 +139,7 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	rep := &SensitivityReport{Platform: base.Name}
+	rep := &SensitivityReport{Platform: base.Name, Baseline: baseClaims}
 	rep.Within, rep.Counted, _ = Tally(baseClaims)
 	total := len(knobs) * len(SensitivityFactors)
 	for _, k := range knobs {

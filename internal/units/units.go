@@ -11,15 +11,16 @@ import (
 // before anything ran.
 const Dash = "–"
 
-// finite reports whether v is neither NaN nor ±Inf.
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Finite reports whether v is neither NaN nor ±Inf: a figure that can be
+// printed, plotted or scaled by.
+func Finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // SI formats v with three significant digits and an SI suffix: 173,
 // 12.3k, 2.84M, 5.12. Below 10 it keeps two decimals (0.51), below 0.01 it
 // switches to an exponent (1.0e-03), and from 999.5T on it writes the
 // count of T in e-notation (5.00e+03T). NaN and ±Inf print as Dash.
 func SI(v float64) string {
-	if !finite(v) {
+	if !Finite(v) {
 		return Dash
 	}
 	neg := v < 0
@@ -69,7 +70,7 @@ func Count(n int64) string {
 // Fixed formats v with one decimal, for columns that line up on the
 // decimal point; Dash when it is not finite.
 func Fixed(v float64) string {
-	if !finite(v) {
+	if !Finite(v) {
 		return Dash
 	}
 	return strconv.FormatFloat(v, 'f', 1, 64)
@@ -78,7 +79,7 @@ func Fixed(v float64) string {
 // Speedup formats a ratio as SI digits and an "x": 1.21x, 12.0x, 881x;
 // Dash when it is not finite.
 func Speedup(v float64) string {
-	if !finite(v) {
+	if !Finite(v) {
 		return Dash
 	}
 	return SI(v) + "x"
@@ -89,7 +90,7 @@ func Speedup(v float64) string {
 // (or "<0.1%"...): busy, if briefly, is not the idle 0%. Dash when it is
 // not finite.
 func Percent(f float64, decimals int) string {
-	if !finite(f) {
+	if !Finite(f) {
 		return Dash
 	}
 	scale := math.Pow10(decimals)
@@ -107,7 +108,7 @@ func Percent(f float64, decimals int) string {
 // with SI digits and a unit: 830 ns, 12.4 µs, 5.78 ms, 1.97 s. Dash when
 // it is not finite.
 func Seconds(sec float64) string {
-	if !finite(sec) {
+	if !Finite(sec) {
 		return Dash
 	}
 	a := math.Abs(sec)

@@ -92,11 +92,7 @@ type Tiling struct {
 // Tile returns the tiling of the micro-kernel Impl names: 6 x 16 on 8 lanes
 // for "avx2-fma", 4 x 4 scalar for "purego".
 func Tile() Tiling {
-	lanes, regs := 1, 0
-	if active.asm {
-		lanes, regs = 8, 12
-	}
-	return Tiling{Rows: active.mr, Cols: active.nrs[0], Lanes: lanes, BlockK: kc, Masked: active.narrow, AccumulatorRegs: regs}
+	return Tiling{Rows: active.mr, Cols: active.nrs[0], Lanes: active.lanes, BlockK: kc, Masked: active.narrow, AccumulatorRegs: active.accRegs}
 }
 
 // checkGemm panics on misuse; the messages name the offending argument.
@@ -154,6 +150,10 @@ type impl struct {
 	// narrow is true when micro also takes tiles narrower than the last
 	// width (masked kernels); else they go to tailCols.
 	narrow bool
+	// lanes is the fp32 lanes of the family's vectors; accRegs the vector
+	// registers a tile's accumulators may take (two sets when they fit
+	// twice, gen_amd64.go), 0 for one set always. For cost models (Tile).
+	lanes, accRegs int
 }
 
 // micro computes one tile of at most im.mr rows and exactly nr columns; see

@@ -12,7 +12,8 @@ var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // of up to 6 rows by 16 or 8 columns, 12 accumulator registers at most.
 // Fewer than 8 leftover columns go to the masked kernels (gemmMx8m), which
 // read and write only the lanes of the mask.
-var asmImpl = &impl{name: "avx2-fma", mr: 6, nrs: []int{16, 8}, asm: true, narrow: true}
+// Accumulators: 12 of the 16 Y registers, as gen_amd64.go allots them.
+var asmImpl = &impl{name: "avx2-fma", mr: 6, nrs: []int{16, 8}, asm: true, narrow: true, lanes: 8, accRegs: 12}
 
 // laneMask[8-r:] starts with r lanes set: the mask of a tile r columns wide.
 var laneMask = [16]int32{-1, -1, -1, -1, -1, -1, -1, -1}

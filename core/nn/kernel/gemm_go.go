@@ -4,7 +4,7 @@ package kernel
 // accumulators the Go compiler keeps in registers. It is what purego builds
 // and processors without AVX2/FMA run, and the reference the assembly is
 // tested against in the same binary.
-var goImpl = &impl{name: "purego", mr: 4, nrs: []int{4}, asm: false}
+var goImpl = &impl{name: "purego", mr: 4, nrs: []int{4}, asm: false, lanes: 1}
 
 func microGo(mr, nr, k int, a []float32, ai, rs, cs int, b []float32, bi, ldb int, c []float32, ci, ldc int, alpha, beta float32) {
 	if mr == 4 && nr == 4 {

@@ -156,9 +156,14 @@ func (g *gen) step(u, s int) {
 	}
 }
 
+// accumulatorRegs is how many of the 16 Y registers a tile's
+// accumulators may take; asmImpl.accRegs (gemm_amd64.go) tells the cost
+// models the same.
+const accumulatorRegs = 12
+
 func kernel(w *bytes.Buffer, mr, nr int, masked bool) {
 	g := &gen{w: w, mr: mr, nv: nr / 8, sets: 1, masked: masked}
-	if 2*mr*g.nv <= 12 {
+	if 2*mr*g.nv <= accumulatorRegs {
 		g.sets = 2
 	}
 	g.aBase = [2]string{"AX", "BX"}
