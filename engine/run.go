@@ -267,10 +267,14 @@ func (g *gate) check(ctx context.Context) error {
 			return errStopped
 		}
 		g.pausedFor += time.Since(at)
+		// The snapshot is taken before the units resume: it is the state
+		// the pause held, which a viewer (and a test) can compare with
+		// the paused one.
+		resumed := g.publish(Running)
 		if hold {
 			p.resume()
 		}
-		r.send(EventResumed, g.publish(Running), nil, "")
+		r.send(EventResumed, resumed, nil, "")
 	}
 	if now := time.Now(); now.Sub(g.lastPub) >= snapshotEvery {
 		g.publish(Running)

@@ -122,7 +122,11 @@ func runControls(t *testing.T, algo Algorithm) {
 		t.Errorf("a paused run stepped from %d to %d", steps, got)
 	}
 	r.Resume()
-	next(EventResumed)
+	// The Resumed snapshot is read before the units resume: a run that
+	// did not hold still during the pause shows more steps here.
+	if got := next(EventResumed).Snapshot.Counters.EnvSteps; got != steps {
+		t.Errorf("a paused run stepped from %d to %d before it resumed", steps, got)
+	}
 
 	r.SetMapping(MustMapping("C-C-C"))
 	e := next(EventMappingChanged)
