@@ -159,11 +159,7 @@ func mlpBytes(sizes []int, batch int) int {
 // minTime as MeasureTrainStep. Otherwise an error names the value and its
 // range; a cancelled ctx returns ctx.Err(), also while the tree is filled.
 func MeasurePrefixSum(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTree(ctx, capacity, fanout, batch, repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	rng := rand.New(rand.NewPCG(7, uint64(capacity)))
-	tree, err := filledTree(ctx, capacity, fanout, rng)
+	tree, rng, err := measuredTree(ctx, capacity, fanout, batch, repeats, minTime)
 	if err != nil {
 		return Timing{}, err
 	}
@@ -198,11 +194,7 @@ func MeasurePrefixSum(ctx context.Context, capacity, fanout, batch, repeats int,
 //
 // Accepted and errors as MeasurePrefixSum.
 func MeasurePriorityUpdate(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkTree(ctx, capacity, fanout, batch, repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	rng := rand.New(rand.NewPCG(7, uint64(capacity)))
-	tree, err := filledTree(ctx, capacity, fanout, rng)
+	tree, rng, err := measuredTree(ctx, capacity, fanout, batch, repeats, minTime)
 	if err != nil {
 		return Timing{}, err
 	}
@@ -219,6 +211,17 @@ func MeasurePriorityUpdate(ctx context.Context, capacity, fanout, batch, repeats
 		}
 		return tree.SetBatch(idx[lo:hi], p[lo:hi])
 	}, repeats, minTime)
+}
+
+// measuredTree checks the arguments of a sum-tree measurement and returns
+// the filled tree and the generator that filled it, for the pools.
+func measuredTree(ctx context.Context, capacity, fanout, batch, repeats int, minTime time.Duration) (*sumtree.Tree, *rand.Rand, error) {
+	if err := checkTree(ctx, capacity, fanout, batch, repeats, minTime); err != nil {
+		return nil, nil, err
+	}
+	rng := rand.New(rand.NewPCG(7, uint64(capacity)))
+	tree, err := filledTree(ctx, capacity, fanout, rng)
+	return tree, rng, err
 }
 
 // checkTree validates the arguments of the sum-tree measurements.
