@@ -8,16 +8,19 @@ import (
 	"github.com/rlxdev/rlx/hw"
 )
 
-// CPUFit holds the free parameters of hw's CPU model that a calibration
-// fits to measured training steps: the sustained fp32 rate of one core on
-// full GEMM tiles, the fixed cost of a framework op and of a micro-kernel
-// call, and the bandwidth of elementwise ops whose operands stay in the L2.
-// MemBWGBs, the bandwidth past the caches, is measured, not fitted.
+// CPUFit holds the parameters of hw's CPU model that a calibration fits to
+// measured training steps: the sustained fp32 rate of one core on full
+// GEMM tiles, the fixed cost of a framework op, the bandwidth of
+// elementwise ops whose operands stay in the L2, and the cost per element
+// of a convolution's im2col. TileNS, the fixed cost of a micro-kernel call
+// (MeasureTileCall), and MemBWGBs, the bandwidth past the caches, are
+// measured and held, not fitted.
 type CPUFit struct {
 	CoreGFLOPS     float64 `json:"core_gflops"`
 	OpUS           float64 `json:"op_overhead_us"`
 	TileNS         float64 `json:"tile_ns"`
 	ElementwiseGBs float64 `json:"elementwise_gbs"`
+	Im2colNS       float64 `json:"im2col_ns"`
 	MemBWGBs       float64 `json:"mem_bw_gbs"`
 	// RMSLogError is the root mean square of ln(predicted / measured) over
 	// the fitted points: 0.1 is about 10%.
@@ -54,6 +57,7 @@ func (f CPUFit) Spec(base hw.CPUSpec, threads int) hw.CPUSpec {
 		k = &copied
 	}
 	k.TileNS = f.TileNS
+	k.Im2colNS = f.Im2colNS
 	s.GEMMKernel = k
 	s.FusedOptimizer = true
 	s.TrainThreads = threads
@@ -71,8 +75,8 @@ type fitParam struct {
 var fitParams = []fitParam{
 	{"core rate (GFLOPS)", func(f *CPUFit) *float64 { return &f.CoreGFLOPS }, 0.1, 1e4},
 	{"op overhead (µs)", func(f *CPUFit) *float64 { return &f.OpUS }, 0, 1000},
-	{"tile call (ns)", func(f *CPUFit) *float64 { return &f.TileNS }, 0, 1e4},
 	{"elementwise bandwidth (GB/s)", func(f *CPUFit) *float64 { return &f.ElementwiseGBs }, 0.1, 1e5},
+	{"im2col element (ns)", func(f *CPUFit) *float64 { return &f.Im2colNS }, 0, 1e4},
 }
 
 // Predictor returns the model's time of one measured point for a CPU.
@@ -84,8 +88,8 @@ type Predictor func(cpu hw.CPUSpec) (float64, error)
 // log space from a coarse grid over the core rate and the op cost, with
 // steps halving to 0.01%. Relative error, not absolute: a 4096-wide step
 // must not drown a 16-wide one. The bandwidth past the caches is held at
-// memBWGBs.
-func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []float64) (CPUFit, error) {
+// memBWGBs and the micro-kernel call cost at tileNS.
+func FitCPU(base hw.CPUSpec, memBWGBs, tileNS float64, predict []Predictor, measured []float64) (CPUFit, error) {
 	if len(predict) != len(measured) {
 		return CPUFit{}, fmt.Errorf("calibrate: %d predictors for %d measurements", len(predict), len(measured))
 	}
@@ -94,6 +98,9 @@ func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []f
 	}
 	if !(memBWGBs > 0) || math.IsInf(memBWGBs, 0) {
 		return CPUFit{}, fmt.Errorf("memory bandwidth %g GB/s: must be positive", memBWGBs)
+	}
+	if !(tileNS >= 0) || math.IsInf(tileNS, 0) {
+		return CPUFit{}, fmt.Errorf("micro-kernel call cost %g ns: must be 0 or more", tileNS)
 	}
 	for i, m := range measured {
 		if !(m > 0) || math.IsInf(m, 0) {
@@ -113,7 +120,7 @@ func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []f
 		}
 		return s
 	}
-	best := CPUFit{CoreGFLOPS: 10, OpUS: 0.1, TileNS: 10, ElementwiseGBs: 50, MemBWGBs: memBWGBs}
+	best := CPUFit{CoreGFLOPS: 10, OpUS: 0.1, TileNS: tileNS, ElementwiseGBs: 50, Im2colNS: 1, MemBWGBs: memBWGBs}
 	bestCost := cost(best)
 	// The rate and the op cost set the scale of everything: a grid over
 	// them first, so that the search does not start in a far valley.
@@ -127,6 +134,27 @@ func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []f
 			}
 		}
 	}
+	// The elementwise bandwidth has a plateau: above the rate at which
+	// the core computes the elements, it changes nothing, so a search
+	// started there cannot find a lower one. Search from the grid's best
+	// with the bandwidth at each decade, and keep the best end.
+	start := best
+	for _, gbs := range []float64{start.ElementwiseGBs, 1, 10, 100, 1000} {
+		f := start
+		f.ElementwiseGBs = gbs
+		if f, c := descend(f, cost); c < bestCost {
+			best, bestCost = f, c
+		}
+	}
+	best.RMSLogError = math.Sqrt(bestCost / float64(len(predict)))
+	return best, nil
+}
+
+// descend is FitCPU's coordinate search from f: each parameter in turn
+// moves by a factor e^step either way while that lowers cost, the step
+// halving to 0.01%. It returns the end and its cost.
+func descend(f CPUFit, cost func(CPUFit) float64) (CPUFit, float64) {
+	best, bestCost := f, cost(f)
 	for step := 1.0; step > 1e-4; step /= 2 {
 		for improved := true; improved; {
 			improved = false
@@ -143,8 +171,7 @@ func FitCPU(base hw.CPUSpec, memBWGBs float64, predict []Predictor, measured []f
 			}
 		}
 	}
-	best.RMSLogError = math.Sqrt(bestCost / float64(len(predict)))
-	return best, nil
+	return best, bestCost
 }
 
 // logGrid returns lo, lo e^step, ... up to hi.
@@ -160,6 +187,16 @@ func logGrid(lo, hi, step float64) []float64 {
 // shape on a one-device platform holding only cpu.
 func PredictTrainStep(cpu hw.CPUSpec, shape TrainShape) (float64, error) {
 	w := shape.Workload()
+	return predictOn(cpu, &w, hw.TrainStep, shape.Batch)
+}
+
+// PredictConvTrainStep returns the hw model's time for one training step
+// of the ConvNet shape on a one-device platform holding only cpu.
+func PredictConvTrainStep(cpu hw.CPUSpec, shape ConvShape) (float64, error) {
+	w, err := shape.Workload()
+	if err != nil {
+		return 0, err
+	}
 	return predictOn(cpu, &w, hw.TrainStep, shape.Batch)
 }
 

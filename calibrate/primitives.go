@@ -27,8 +27,6 @@ const (
 	MaxRolloutSteps    = 1 << 16 // GAE's T
 	MaxRolloutEnvs     = 4096    // GAE's N
 	MaxRolloutElements = 1 << 22 // GAE's T*N
-	MaxConvBatch       = 256
-	MaxConvActions     = 1024
 	MaxPrimitiveBytes  = 512 << 20
 )
 
@@ -395,46 +393,6 @@ func MeasureGAE(ctx context.Context, T, N, repeats int, minTime time.Duration) (
 		_, _, err := est.Estimate(r, ppoGamma, ppoLambda)
 		return err
 	}, repeats, minTime)
-}
-
-// MeasureConvTrainStep times the training step of the Nature-DQN network
-// (nn.NewNatureCNN: 4x84x84 frames scaled by 1/255, three convolutions,
-// dense 512, actions outputs; 9.35 M multiply-adds per frame forward) on
-// batch frames of random pixel values, as MeasureTrainStep times an MLP's:
-// ZeroGrad, Forward, MSE against fixed normal targets, Backward and Adam
-// with learning rate 0, on one goroutine. It is Pong's learner step
-// without the target network's forward. A step of batch 32 takes tens to
-// hundreds of milliseconds on a CPU.
-//
-// Accepted: actions 1..1024, batch 1..256; repeats and minTime as
-// MeasureTrainStep. Otherwise an error names the value and its range; a
-// cancelled ctx returns ctx.Err().
-func MeasureConvTrainStep(ctx context.Context, actions, batch, repeats int, minTime time.Duration) (Timing, error) {
-	if err := checkRange("actions", actions, 1, MaxConvActions); err != nil {
-		return Timing{}, err
-	}
-	if err := checkRange("conv batch", batch, 1, MaxConvBatch); err != nil {
-		return Timing{}, err
-	}
-	if err := checkTiming(ctx, repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	net, err := nn.NewNatureCNN(actions)
-	if err != nil {
-		return Timing{}, err
-	}
-	rng := rand.New(rand.NewPCG(7, uint64(batch)))
-	net.InitPyTorch(rng)
-	opt, err := nn.NewAdam(0, net)
-	if err != nil {
-		return Timing{}, err
-	}
-	x := make([]float32, batch*net.In().Size())
-	for i := range x {
-		x[i] = float32(rng.IntN(256))
-	}
-	target := normals(rng, batch*actions)
-	return timeRepeats(ctx, supervisedStep(net, opt, x, target), repeats, minTime)
 }
 
 // checkRange returns an error naming what and its range if v is outside

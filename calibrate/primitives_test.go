@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlxdev/rlx/core/nn"
 )
 
 // Every measurement here runs 3 repeats of about 1 ms: enough for a
@@ -70,10 +72,10 @@ func TestPrimitivesGrow(t *testing.T) {
 		// backward: the per-call overhead is nothing next to them.
 		{"Nature CNN training step batch 1 vs 16",
 			func(ctx context.Context) (Timing, error) {
-				return MeasureConvTrainStep(ctx, 6, 1, testRepeats, testMinTime)
+				return MeasureConvTrainStep(ctx, NatureCNNShape(6, 1), testRepeats, testMinTime)
 			},
 			func(ctx context.Context) (Timing, error) {
-				return MeasureConvTrainStep(ctx, 6, 16, testRepeats, testMinTime)
+				return MeasureConvTrainStep(ctx, NatureCNNShape(6, 16), testRepeats, testMinTime)
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,9 +147,21 @@ func TestPrimitivesRejectBadInputs(t *testing.T) {
 		{"GAE T*N", func(ctx context.Context) (Timing, error) { return MeasureGAE(ctx, 1<<16, 128, r, m) }, "at most 4194304"},
 		{"GAE minTime", func(ctx context.Context) (Timing, error) { return MeasureGAE(ctx, 128, 8, r, time.Nanosecond) }, "1µs..1m"},
 
-		{"conv actions 0", func(ctx context.Context) (Timing, error) { return MeasureConvTrainStep(ctx, 0, 1, r, m) }, "1..1024"},
-		{"conv batch 257", func(ctx context.Context) (Timing, error) { return MeasureConvTrainStep(ctx, 6, 257, r, m) }, "1..256"},
-		{"conv repeats", func(ctx context.Context) (Timing, error) { return MeasureConvTrainStep(ctx, 6, 1, 0, m) }, "1..1000"},
+		{"conv actions 0", func(ctx context.Context) (Timing, error) {
+			return MeasureConvTrainStep(ctx, NatureCNNShape(0, 1), r, m)
+		}, "dense width 0 is out of range: must be 1..4096"},
+		{"conv batch 257", func(ctx context.Context) (Timing, error) {
+			return MeasureConvTrainStep(ctx, NatureCNNShape(6, 257), r, m)
+		}, "batch 257 is out of range: must be 1..256"},
+		{"conv repeats", func(ctx context.Context) (Timing, error) {
+			return MeasureConvTrainStep(ctx, NatureCNNShape(6, 1), 0, m)
+		}, "1..1000"},
+		{"conv no convolution", func(ctx context.Context) (Timing, error) {
+			return MeasureConvTrainStep(ctx, ConvShape{In: nn.Dims{C: 1, H: 8, W: 8}, Dense: []int{2}, Batch: 1}, r, m)
+		}, "convolutions 0 is out of range: must be 1..4"},
+		{"conv kernel larger than input", func(ctx context.Context) (Timing, error) {
+			return MeasureConvTrainStep(ctx, ConvShape{In: nn.Dims{C: 1, H: 8, W: 8}, Convs: []ConvLayer{{4, 9, 1}}, Dense: []int{2}, Batch: 1}, r, m)
+		}, "ConvNet 1x8x8 c4k9s1 2 @ 1"},
 	} {
 		got, err := tc.f(ctx)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || got != (Timing{}) {
@@ -206,7 +220,23 @@ func ExampleMeasureGAE() {
 }
 
 func ExampleMeasureConvTrainStep() {
-	t, err := MeasureConvTrainStep(context.Background(), 6, 1, 1, time.Millisecond)
+	t, err := MeasureConvTrainStep(context.Background(), NatureCNNShape(6, 1), 1, time.Millisecond)
 	fmt.Println(t.Seconds > 0, t.Repeats, err)
 	// Output: true 1 <nil>
+}
+
+// TestMeasureTileCall: a micro-kernel call costs more than nothing and
+// less than a microsecond (loading and storing a tile of C that sits in
+// the L2); rounds out of range are refused.
+func TestMeasureTileCall(t *testing.T) {
+	ns, tm, err := MeasureTileCall(context.Background(), 3, testMinTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(ns > 0 && ns < 1000) || tm.Repeats != 3 || tm.Seconds != ns*1e-9 {
+		t.Errorf("tile call %g ns, timing %+v; want 0 < ns < 1000 over 3 rounds", ns, tm)
+	}
+	if _, _, err := MeasureTileCall(context.Background(), 0, testMinTime); err == nil || !strings.Contains(err.Error(), "1..1000") {
+		t.Errorf("0 rounds: %v", err)
+	}
 }

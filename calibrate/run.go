@@ -11,7 +11,6 @@ import (
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/core/nn/kernel"
 	"github.com/rlxdev/rlx/core/replay"
-	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -66,7 +65,10 @@ type Result struct {
 	// CopyTiming is the timing of the copy that measured the bandwidth
 	// past the caches (Fit.MemBWGBs).
 	CopyTiming Timing `json:"copy_timing"`
-	Fit        CPUFit `json:"fit"`
+	// TileCallTiming is the timing of the micro-kernel call cost
+	// (MeasureTileCall, Fit.TileNS).
+	TileCallTiming Timing `json:"tile_call_timing"`
+	Fit            CPUFit `json:"fit"`
 	// Efficiency is the fitted core rate over the peak the reported clock
 	// and the kernel's FMA width give; above 1 when the core runs faster
 	// than the clock the system reports (turbo).
@@ -112,6 +114,12 @@ var (
 		{[]int{8, 64, 64, 64, 2}, 8}, {[]int{6, 48, 48, 3}, 24},
 	}
 	heldTrainFull = []TrainShape{{[]int{128, 512, 512, 16}, 64}, {[]int{24, 384, 384, 4}, 200}}
+	// Two small ConvNets, for the cost of core/nn's im2col per element:
+	// strides 1 and 2, none of the Nature CNN's kernels.
+	fitConv = []ConvShape{
+		{In: nn.Dims{C: 3, H: 32, W: 32}, Scale: 1.0 / 255, Convs: []ConvLayer{{16, 5, 2}}, Dense: []int{32, 4}, Batch: 8},
+		{In: nn.Dims{C: 2, H: 24, W: 24}, Scale: 1.0 / 255, Convs: []ConvLayer{{8, 3, 1}, {16, 3, 2}}, Dense: []int{5}, Batch: 16},
+	}
 	heldLearners  = []LearnerShape{{"dqn", "CartPole-v1", 128}, {"dqn", "CartPole-v1", 32}, {"td3", "Pendulum-v1", 128}}
 	heldInference = [][]int{{4, 120, 84, 2}, {4, 64, 64, 2}, {3, 400, 300, 1}, {376, 256, 256, 17}}
 )
@@ -132,7 +140,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Rounds = rounds
 	fit, held, other := probes(opt.Quick)
 	all := slices.Concat(fit, held, other)
-	total := 2 + rounds*len(all)
+	total := 3 + rounds*len(all)
 	done := 0
 	step := func(what string) {
 		done++
@@ -155,6 +163,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	res.CopyTiming = bwt
 	step("copy bandwidth")
+	tileNS, tt, err := MeasureTileCall(ctx, 2*rounds+1, minTime/4)
+	if err != nil {
+		return nil, err
+	}
+	res.TileCallTiming = tt
+	step("micro-kernel call")
 
 	times := make([][]float64, len(all))
 	for range rounds {
@@ -179,7 +193,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	for i, p := range fit {
 		preds[i], secs[i] = p.predict, measured[i].Seconds
 	}
-	if res.Fit, err = FitCPU(base, bw, preds, secs); err != nil {
+	if res.Fit, err = FitCPU(base, bw, tileNS, preds, secs); err != nil {
 		return nil, err
 	}
 	res.CPU = res.Fit.Spec(base, 1)
@@ -259,8 +273,18 @@ func probes(quick bool) (fit, held, other []probe) {
 	if !quick {
 		fitShapes, heldShapes = slices.Concat(fitTrain, fitTrainFull), slices.Concat(heldTrain, heldTrainFull)
 	}
+	conv := func(s ConvShape) probe {
+		return probe{"train-step", s.String(),
+			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
+				return MeasureConvTrainStep(ctx, s, r, mt)
+			},
+			func(cpu hw.CPUSpec) (float64, error) { return PredictConvTrainStep(cpu, s) }}
+	}
 	for _, s := range fitShapes {
 		fit = append(fit, train(s))
+	}
+	for _, s := range fitConv {
+		fit = append(fit, conv(s))
 	}
 	for _, s := range heldShapes {
 		held = append(held, train(s))
@@ -273,17 +297,8 @@ func probes(quick bool) (fit, held, other []probe) {
 			func(cpu hw.CPUSpec) (float64, error) { return PredictLearnerStep(cpu, s) }})
 	}
 	// The ConvNet of the Pong workload (000 §VII-A), 6 actions, batch 4:
-	// its layers' GEMMs are im2col's, a shape no MLP step has.
-	const convActions, convBatch = 6, 4
-	if cnn, err := nn.NewNatureCNN(convActions); err == nil {
-		w := hw.Workload{Name: "calibrate nature-cnn", Batch: convBatch, Capacity: 2, Fanout: 2, Actors: 1, DataPointBytes: 4,
-			Nets: []hw.Net{{Name: "cnn", Layers: engine.HWLayers(cnn.Shape()), FW: 1, BW: 1, WA: 1}}, LossOps: 1}
-		held = append(held, probe{"train-step", fmt.Sprintf("nature-cnn %d actions @ %d", convActions, convBatch),
-			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
-				return MeasureConvTrainStep(ctx, convActions, convBatch, r, mt)
-			},
-			func(cpu hw.CPUSpec) (float64, error) { return predictOn(cpu, &w, hw.TrainStep, convBatch) }})
-	}
+	// its input, kernels and strides are none of the fitted ConvNets'.
+	held = append(held, conv(NatureCNNShape(6, 4)))
 	for _, sizes := range heldInference {
 		w := TrainShape{Sizes: sizes, Batch: 1}.Workload()
 		held = append(held, probe{"inference", TrainShape{Sizes: sizes, Batch: 1}.String(),

@@ -30,22 +30,27 @@ var fitShapes = []TrainShape{
 // parameters are fitted back to them.
 func TestFitRecoversAKnownCPU(t *testing.T) {
 	for _, want := range []CPUFit{
-		{CoreGFLOPS: 80, OpUS: 0.5, TileNS: 20, ElementwiseGBs: 100, MemBWGBs: 20},
-		{CoreGFLOPS: 3, OpUS: 2, TileNS: 200, ElementwiseGBs: 10, MemBWGBs: 20},
-		{CoreGFLOPS: 400, OpUS: 0.05, TileNS: 5, ElementwiseGBs: 300, MemBWGBs: 20},
+		{CoreGFLOPS: 80, OpUS: 0.5, TileNS: 20, ElementwiseGBs: 100, Im2colNS: 0.8, MemBWGBs: 20},
+		{CoreGFLOPS: 3, OpUS: 2, TileNS: 200, ElementwiseGBs: 10, Im2colNS: 5, MemBWGBs: 20},
+		{CoreGFLOPS: 400, OpUS: 0.05, TileNS: 5, ElementwiseGBs: 300, Im2colNS: 0.2, MemBWGBs: 20},
 	} {
 		spec := want.Spec(testCPU(), 1)
 		var predict []Predictor
-		var measured []float64
 		for _, s := range fitShapes {
-			sec, err := PredictTrainStep(spec, s)
+			predict = append(predict, trainPredictor(s))
+		}
+		for _, s := range fitConv {
+			predict = append(predict, convPredictor(s))
+		}
+		var measured []float64
+		for _, p := range predict {
+			sec, err := p(spec)
 			if err != nil {
 				t.Fatal(err)
 			}
-			predict = append(predict, trainPredictor(s))
 			measured = append(measured, sec)
 		}
-		got, err := FitCPU(testCPU(), 20, predict, measured)
+		got, err := FitCPU(testCPU(), 20, want.TileNS, predict, measured)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,15 +66,19 @@ func TestFitRecoversAKnownCPU(t *testing.T) {
 	}
 }
 
+func convPredictor(s ConvShape) Predictor {
+	return func(cpu hw.CPUSpec) (float64, error) { return PredictConvTrainStep(cpu, s) }
+}
+
 func trainPredictor(s TrainShape) Predictor {
 	return func(cpu hw.CPUSpec) (float64, error) { return PredictTrainStep(cpu, s) }
 }
 
 func TestFitRejectsTooFewPoints(t *testing.T) {
-	if _, err := FitCPU(testCPU(), 20, []Predictor{trainPredictor(fitShapes[0])}, []float64{1e-5}); err == nil || !strings.Contains(err.Error(), "at least") {
+	if _, err := FitCPU(testCPU(), 20, 5, []Predictor{trainPredictor(fitShapes[0])}, []float64{1e-5}); err == nil || !strings.Contains(err.Error(), "at least") {
 		t.Errorf("one point: %v", err)
 	}
-	if _, err := FitCPU(testCPU(), 0, nil, nil); err == nil {
+	if _, err := FitCPU(testCPU(), 0, 5, nil, nil); err == nil {
 		t.Error("no points and no bandwidth: no error")
 	}
 }

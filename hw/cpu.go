@@ -19,9 +19,19 @@ func (m cpuModel) rate(threads int) float64 {
 func (m cpuModel) opSeconds(o op, threads int) float64 {
 	t := m.s.OpOverheadUS * 1e-6
 	if o.gemm.A > 0 {
-		return t + m.gemmSeconds(o.gemm, threads)
+		return t + float64(o.gemmCalls())*m.gemmSeconds(o.gemm, threads)
+	}
+	if k := m.s.GEMMKernel; o.unroll && k != nil && k.Im2colNS > 0 {
+		return t + float64(o.elems)*k.Im2colNS*1e-9
 	}
 	return t + m.elementwiseSeconds(o, threads)
+}
+
+// lowering is how the CPU's framework runs a training step: with a known
+// micro-kernel the CPU runs core/nn, which lowers convolutions by im2col
+// per sample.
+func (m cpuModel) lowering() lowering {
+	return lowering{fused: m.s.FusedOptimizer, im2col: m.s.GEMMKernel != nil}
 }
 
 // gemmSeconds is a GEMM's time: tile by tile when the micro-kernel is
@@ -109,7 +119,7 @@ func b2i(b bool) int64 {
 // trainStep returns the time of one gradient step on the CPU learner.
 func (m cpuModel) trainStep(w *Workload, batch int) float64 {
 	t := 0.0
-	forEachOp(w, batch, m.s.FusedOptimizer, func(o op) { t += m.opSeconds(o, m.s.TrainThreads) })
+	forEachOp(w, batch, m.lowering(), func(o op) { t += m.opSeconds(o, m.s.TrainThreads) })
 	return t
 }
 

@@ -57,13 +57,13 @@ func TestFusedOptimizerOps(t *testing.T) {
 	w := Workload{Nets: []Net{{Layers: MLPLayers(4, 8, 2), FW: 1, BW: 1, WA: 1}}}
 	var fused, unfused int
 	var bytes float64
-	forEachOp(&w, 1, true, func(o op) {
+	forEachOp(&w, 1, lowering{fused: true}, func(o op) {
 		if o.gemm.A == 0 {
 			fused++
 			bytes += o.bytes()
 		}
 	})
-	forEachOp(&w, 1, false, func(o op) {
+	forEachOp(&w, 1, lowering{}, func(o op) {
 		if o.gemm.A == 0 {
 			unfused++
 		}
@@ -101,5 +101,44 @@ func TestTiledGEMMThreadsShareTiles(t *testing.T) {
 	narrow := GEMMDims{A: 1, B: 256, C: 32} // 6 row tiles x 1 masked column tile
 	if one, sixteen := m.gemmSeconds(narrow, 1), m.gemmSeconds(narrow, 16); math.Abs(one/sixteen-6) > 1e-9 {
 		t.Errorf("6 tiles: 1 thread %g s, 16 threads %g s: want 6x, one tile per thread", one, sixteen)
+	}
+}
+
+// TestConvLoweredPerSample: a CPU that runs core/nn charges a convolution
+// as core/nn runs it. The forward pass of one 1-channel 6x6 input through
+// 16 filters of 3x3, stride 1, is per sample an im2col of 9 x 16 elements
+// and one GEMM of 16 rows (the filters), 16 columns (the output pixels)
+// and a reduction of 9: one full-width tile of 6 rows and one of 4, twice
+// for 2 samples. The roofline CPU charges the one batched GEMM.
+func TestConvLoweredPerSample(t *testing.T) {
+	conv := Layer{Kind: Conv, In: 1, Out: 16, Kernel: 3, Stride: 1, InH: 6, InW: 6}
+	w := Workload{Nets: []Net{{Layers: []Layer{conv}, FW: 1}}}
+	m := tiledCPU(0)
+	m.s.GEMMKernel.Im2colNS = 2
+	var got float64
+	forEachOp(&w, 2, m.lowering(), func(o op) { got += m.opSeconds(o, 1) })
+	// Per sample: 16 rows = 2 tiles of 6 (6 cycles per k step each, one
+	// 16-wide accumulator set) + 1 tile of 4 (4 x 2 = 8 accumulators, one
+	// set: max(4, 4/1) = 4 cycles); 9 steps of k.
+	gemm := 2 * 9 * (6 + 6 + 4) * 1e-9
+	unroll := 2 * 9 * 16 * 2e-9
+	rest := m.elementwiseSeconds(op{elems: 2 * 16 * 16}, 1) + priorityOps*m.elementwiseSeconds(op{elems: 2}, 1)
+	if want := gemm + unroll + rest; math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("lowered forward: %g s, want GEMMs %g + im2col %g + elementwise %g", got, gemm, unroll, rest)
+	}
+
+	roofline := cpuModel{s: &CPUSpec{Cores: 1, ClockGHz: 1, PeakGFLOPS: 32, MemBWGBs: 10, L2KB: 1024}, hz: 1e9}
+	var ops, gemms int
+	forEachOp(&w, 2, roofline.lowering(), func(o op) {
+		ops++
+		if o.gemm.A > 0 {
+			gemms++
+			if o.gemm != conv.GEMM(2) || o.gemmCalls() != 1 {
+				t.Errorf("roofline CPU: GEMM %+v x %d, want one batched %+v", o.gemm, o.gemmCalls(), conv.GEMM(2))
+			}
+		}
+	})
+	if ops != 2+priorityOps || gemms != 1 {
+		t.Errorf("roofline CPU: %d ops, %d GEMMs; want a GEMM, an activation and the priority ops", ops, gemms)
 	}
 }

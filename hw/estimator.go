@@ -271,7 +271,7 @@ func (e *Estimator) GPUExecSeconds(batch int) (float64, error) {
 		return 0, fmt.Errorf("hw: batch %d: must be >= 1", batch)
 	}
 	t := 0.0
-	forEachOp(&e.w, batch, false, func(o op) {
+	forEachOp(&e.w, batch, lowering{}, func(o op) {
 		if o.gemm.A > 0 {
 			t += e.gpu.gemmSeconds(o.gemm)
 		} else {

@@ -44,7 +44,7 @@ func (m gpuModel) opSeconds(o op) float64 {
 // new priorities back.
 func (m gpuModel) trainStep(w *Workload, batch int) float64 {
 	t := m.s.LaunchUS * 1e-6
-	forEachOp(w, batch, false, func(o op) { t += m.opSeconds(o) })
+	forEachOp(w, batch, lowering{}, func(o op) { t += m.opSeconds(o) })
 	return t
 }
 

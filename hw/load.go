@@ -143,6 +143,7 @@ func (s *CPUSpec) validate(c *checker, at string) {
 		c.intIn(g+".tile_cols", k.TileCols, 1, 1024)
 		c.intIn(g+".block_k", k.BlockK, 1, 1<<20)
 		c.floatIn(g+".tile_ns", k.TileNS, 0, 1e6)
+		c.floatIn(g+".im2col_ns", k.Im2colNS, 0, 1e6)
 		c.intIn(g+".accumulator_registers", k.AccumulatorRegs, 0, 1024)
 		if k.SIMDLanes >= 1 && k.TileCols%k.SIMDLanes != 0 {
 			c.add(g+".tile_cols", "%s.tile_cols = %d must be a multiple of simd_lanes = %d", g, k.TileCols, k.SIMDLanes)

@@ -4,8 +4,15 @@ package hw
 // (000 §IV-B2). A GEMM op carries its dimensions; an elementwise op the
 // number of fp32 elements it reads and writes.
 type op struct {
-	gemm  GEMMDims // zero for an elementwise op
-	elems int64    // elements touched by an elementwise op
+	gemm GEMMDims // zero for an elementwise op
+	// calls is the number of GEMMs of dimensions gemm the op runs one after
+	// another (core/nn's convolutions: one per sample); 0 means 1.
+	calls int64
+	elems int64 // elements touched by an elementwise op
+	// unroll marks the elementwise op that unrolls a convolution's input
+	// into the im2col matrix or folds its gradient back (col2im): a scalar
+	// copy loop, charged per element (GEMMKernelSpec.Im2colNS).
+	unroll bool
 	// bytesPerElem is the memory traffic of an elementwise op per element:
 	// 0 means elementwiseBytes (two reads and a write of fp32).
 	bytesPerElem int
@@ -45,19 +52,44 @@ const softUpdateOps = 2
 // priorityOps computes |TD error| and copies the new priorities out.
 const priorityOps = 2
 
+// lowering is how the framework runs a training step's ops.
+type lowering struct {
+	// fused: each net's optimizer is one Adam kernel and one zeroing pass
+	// over all its parameters, a Polyak update one kernel per target net
+	// (CPUSpec.FusedOptimizer).
+	fused bool
+	// im2col: a convolution runs as core/nn runs it, per sample: the input
+	// unrolled into the im2col matrix, then one GEMM (and for the input
+	// gradient one GEMM, then col2im). Otherwise it is one GEMM over the
+	// whole batch, as a GPU's implicit-GEMM convolution is (003 Eq. 5).
+	im2col bool
+}
+
+// gemmCalls returns the number of GEMM calls of o.
+func (o op) gemmCalls() int64 { return max(o.calls, 1) }
+
 // forEachOp calls f for every framework op of one gradient step on batch
 // samples. Per layer: a forward pass is a GEMM plus an activation; an
 // input-gradient pass (layers 2..L) a GEMM plus the activation derivative; a
 // weight-gradient pass a GEMM plus a bias reduction. Trained nets then run
 // Adam on their two tensors per layer; target nets get Polyak updates when
-// the algorithm uses them. With fused, each net's optimizer is one Adam
-// kernel and one zeroing pass over all its parameters, and a Polyak update
-// one kernel per target net (FusedOptimizer). f must not retain the op.
-func forEachOp(w *Workload, batch int, fused bool, f func(op)) {
+// the algorithm uses them. lw says how the framework runs them (lowering).
+// f must not retain the op.
+//
+// GEMMDims are in the convention of 003 Eq. 5 (a x b times b x c); for the
+// tiled CPU model c is the dimension core/nn's row-major GEMM tiles in rows
+// and a the one in columns (cpuModel.tiledGEMMSeconds).
+func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 	for _, n := range w.Nets {
 		for range n.FW {
 			for _, l := range n.Layers {
-				f(op{gemm: l.GEMM(batch)})
+				if lw.im2col && l.Kind == Conv {
+					// Y[Cout x P] = W[Cout x K2] cols[K2 x P], per sample.
+					f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
+					f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Reduction(), C: l.Out}, calls: int64(batch)})
+				} else {
+					f(op{gemm: l.GEMM(batch)})
+				}
 				f(op{elems: int64(batch) * l.Outputs()})
 			}
 		}
@@ -66,19 +98,31 @@ func forEachOp(w *Workload, batch int, fused bool, f func(op)) {
 				if i == 0 {
 					continue
 				}
-				g := l.GEMM(batch)
-				f(op{gemm: GEMMDims{A: g.B, B: g.A, C: g.C}})
+				if lw.im2col && l.Kind == Conv {
+					// dcols[K2 x P] = W^T dY, folded back by col2im.
+					f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Out, C: l.Reduction()}, calls: int64(batch)})
+					f(op{elems: l.unrolled(batch), unroll: true})
+				} else {
+					g := l.GEMM(batch)
+					f(op{gemm: GEMMDims{A: g.B, B: g.A, C: g.C}})
+				}
 				f(op{elems: int64(batch) * l.Outputs()})
 			}
 		}
 		for range n.WA {
 			for _, l := range n.Layers {
-				g := l.GEMM(batch)
-				f(op{gemm: GEMMDims{A: g.A, B: g.C, C: g.B}})
+				if lw.im2col && l.Kind == Conv {
+					// dW[Cout x K2] += dY cols^T, cols unrolled again.
+					f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
+					f(op{gemm: GEMMDims{A: l.Reduction(), B: l.Pixels(), C: l.Out}, calls: int64(batch)})
+				} else {
+					g := l.GEMM(batch)
+					f(op{gemm: GEMMDims{A: g.A, B: g.C, C: g.B}})
+				}
 				f(op{elems: int64(batch) * l.Outputs()})
 			}
 		}
-		if fused {
+		if lw.fused {
 			params := n.Params()
 			if n.WA > 0 {
 				f(op{elems: params, bytesPerElem: fusedAdamBytes})

@@ -120,6 +120,12 @@ type GEMMKernelSpec struct {
 	// TileNS is the fixed cost of one micro-kernel call: loading and
 	// storing its tile of C, and the call itself.
 	TileNS float64 `yaml:"tile_ns"`
+	// Im2colNS is the time per element of the scalar loops that unroll a
+	// convolution's input into the im2col matrix and fold its gradient
+	// back (col2im). A CPU with a known kernel runs core/nn, which lowers
+	// each convolution that way, per sample; 0 charges the unrolling as an
+	// elementwise op instead.
+	Im2colNS float64 `yaml:"im2col_ns"`
 }
 
 // PeakFlopsPerCycle is the fp32 flops one core's FMA units can issue per

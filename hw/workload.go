@@ -56,6 +56,12 @@ func (l Layer) Params() int64 { return int64(l.Out)*int64(l.Reduction()) + int64
 // Outputs returns the activations one sample produces.
 func (l Layer) Outputs() int64 { return int64(l.Out) * int64(l.Pixels()) }
 
+// unrolled returns the elements of the im2col matrices of batch samples:
+// K2 = In x Kernel^2 rows by one column per output pixel, per sample.
+func (l Layer) unrolled(batch int) int64 {
+	return int64(batch) * int64(l.Reduction()) * int64(l.Pixels())
+}
+
 // GEMM returns the dimensions of the layer's forward GEMM for a batch, in
 // the convention of 003 Eq. 5: weight a x b times input b x c, with
 // a = output features, b = reduction length, c = batch x output pixels.

@@ -33,10 +33,11 @@ func newCalibrateCmd() *cobra.Command {
 		Long: `calibrate times rlx's own kernels on this machine: training steps of
 MLPs and of the off-policy learners, actor inference, the sum tree's sampling
 and update, replay insertion, GAE, environment steps, a dependent-load chase
-for the cache latencies and a copy for the memory bandwidth. It fits the CPU
+for the cache latencies, a copy for the memory bandwidth and short GEMMs for
+the cost of a micro-kernel call. It fits the CPU
 model's free parameters (the sustained rate of one core, the cost of a
-framework op and of a GEMM micro-kernel call, the bandwidth of cache-resident
-elementwise ops) to some training steps and prints how well the model then
+framework op, the bandwidth of cache-resident elementwise ops, the cost per
+element of a convolution's im2col) to some training steps and prints how well the model then
 predicts the others, which the fit did not see.
 
 It writes a platform named host: this CPU plus the GPU, FPGA and PCIe link
@@ -119,10 +120,10 @@ func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 	h := r.Host
 	fmt.Fprintf(out, "Calibration of %s (%d CPUs, %.2f GHz reported, L1 %g KB, L2 %g KB, LLC %g MB), %s kernel, %s, %s.\n",
 		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f).\n",
-		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread)
-	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, %.1f ns per micro-kernel call, elementwise ops in L2 at %.0f GB/s; rms log error %.3f over %d training steps.\n\n",
-		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.TileNS, r.Fit.ElementwiseGBs, r.Fit.RMSLogError, len(r.Fitted))
+	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f). Micro-kernel call %.1f ns (spread %.2f).\n",
+		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread, r.Fit.TileNS, r.TileCallTiming.Spread)
+	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, elementwise ops in L2 at %.0f GB/s, %.2f ns per im2col element; rms log error %.3f over %d training steps.\n\n",
+		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.ElementwiseGBs, r.Fit.Im2colNS, r.Fit.RMSLogError, len(r.Fitted))
 	table := func(title string, pts []calibrate.Point) {
 		fmt.Fprintln(out, title)
 		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
