@@ -68,6 +68,7 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	w("  ", "atomic_cycles", num(c.AtomicCycles), "assumption: the default platform's (Skylake), not measured here")
 	w("  ", "op_overhead_us", num(c.OpOverheadUS), fitted)
 	w("  ", "parallel_region_us", num(c.ParallelRegionUS), "assumption: the default platform's; rlx's learner runs on one thread")
+	w("  ", "handoff_us", num(c.HandoffUS), fmt.Sprintf("measured %s: goroutine ping-pong, %d round trips, median of %d (spread %.2f)", day, handoffMessages, r.HandoffTiming.Repeats, r.HandoffTiming.Spread))
 	b.WriteString("  gemm_kernel:                     # core/nn's micro-kernel (" + r.Kernel + ")\n")
 	k := c.GEMMKernel
 	w("    ", "simd_lanes", strconv.Itoa(k.SIMDLanes), "core/nn/kernel.Tile")
@@ -80,6 +81,15 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	w("    ", "tile_ns", num(k.TileNS), fmt.Sprintf("measured %s: GEMMs of %d tiles, reductions of 1 and %d, median of %d (spread %.2f)", day, tileCallTiles, tileCallK, r.TileCallTiming.Repeats, r.TileCallTiming.Spread))
 	w("    ", "im2col_ns", num(k.Im2colNS), fitted)
 	w("  ", "elementwise_gbs", num(c.ElementwiseGBs), fitted)
+	b.WriteString("  activations:                     # core/nn's activation kernels, ns per element\n")
+	act := func(key string, v float64, t Timing) {
+		w("    ", key, num(v), fmt.Sprintf("measured %s: %d elements, median of %d (spread %.2f)", day, activationElems, t.Repeats, t.Spread))
+	}
+	a := c.Activations
+	act("relu_ns", a.ReLUNS, r.Activations.ReLU)
+	act("relu_backward_ns", a.ReLUBackwardNS, r.Activations.ReLUBackward)
+	act("tanh_ns", a.TanhNS, r.Activations.Tanh)
+	act("tanh_backward_ns", a.TanhBackwardNS, r.Activations.TanhBackward)
 	w("  ", "fused_optimizer", "true", "core/nn runs Adam as one kernel per network")
 	w("  ", "train_threads", "1", "rlx's learner: one goroutine")
 	w("  ", "rmm_threads", "1", "rlx's replay manager: one goroutine")

@@ -240,3 +240,33 @@ func TestMeasureTileCall(t *testing.T) {
 		t.Errorf("0 rounds: %v", err)
 	}
 }
+
+// TestMeasureActivationsAndHandoff: each activation kernel and a hand-off
+// between goroutines take more than nothing and less than a microsecond
+// per element, and tens of microseconds per hand-off at most; rounds out
+// of range are refused.
+func TestMeasureActivationsAndHandoff(t *testing.T) {
+	ctx := context.Background()
+	a, err := MeasureActivations(ctx, 3, testMinTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tm := range map[string]Timing{"relu": a.ReLU, "relu backward": a.ReLUBackward, "tanh": a.Tanh, "tanh backward": a.TanhBackward} {
+		if !(tm.Seconds > 0 && tm.Seconds < 1e-6) || tm.Repeats != 3 {
+			t.Errorf("%s: %+v, want 0 < s < 1 µs per element over 3 rounds", name, tm)
+		}
+	}
+	us, tm, err := MeasureHandoff(ctx, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(us >= 0 && us < 1000) || tm.Repeats != 3 {
+		t.Errorf("hand-off %g µs, timing %+v; want 0 <= µs < 1000 over 3 rounds", us, tm)
+	}
+	if _, err := MeasureActivations(ctx, 0, testMinTime); err == nil || !strings.Contains(err.Error(), "1..1000") {
+		t.Errorf("activations, 0 rounds: %v", err)
+	}
+	if _, _, err := MeasureHandoff(ctx, 1001); err == nil || !strings.Contains(err.Error(), "1..1000") {
+		t.Errorf("hand-off, 1001 rounds: %v", err)
+	}
+}

@@ -68,7 +68,13 @@ type Result struct {
 	// TileCallTiming is the timing of the micro-kernel call cost
 	// (MeasureTileCall, Fit.TileNS).
 	TileCallTiming Timing `json:"tile_call_timing"`
-	Fit            CPUFit `json:"fit"`
+	// Activations are the measured costs per element of the activation
+	// kernels (hw.ActivationSpec), held in the fit.
+	Activations ActivationTimings `json:"activations"`
+	// HandoffTiming is the timing of the hand-off latency between
+	// goroutines on different threads (MeasureHandoff, CPU.HandoffUS).
+	HandoffTiming Timing `json:"handoff_timing"`
+	Fit           CPUFit `json:"fit"`
 	// Efficiency is the fitted core rate over the peak the reported clock
 	// and the kernel's FMA width give; above 1 when the core runs faster
 	// than the clock the system reports (turbo).
@@ -140,7 +146,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Rounds = rounds
 	fit, held, other := probes(opt.Quick)
 	all := slices.Concat(fit, held, other)
-	total := 3 + rounds*len(all)
+	total := 5 + rounds*len(all)
 	done := 0
 	step := func(what string) {
 		done++
@@ -169,6 +175,16 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	res.TileCallTiming = tt
 	step("micro-kernel call")
+	if res.Activations, err = MeasureActivations(ctx, 2*rounds+1, minTime/4); err != nil {
+		return nil, err
+	}
+	step("activations")
+	handoff, ht, err := MeasureHandoff(ctx, 2*rounds+1)
+	if err != nil {
+		return nil, err
+	}
+	res.HandoffTiming = ht
+	step("thread hand-off")
 
 	times := make([][]float64, len(all))
 	for range rounds {
@@ -188,6 +204,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 
 	base := res.baseCPU()
+	base.HandoffUS = handoff
 	preds := make([]Predictor, len(fit))
 	secs := make([]float64, len(fit))
 	for i, p := range fit {
@@ -255,7 +272,7 @@ func (r *Result) baseCPU() hw.CPUSpec {
 		MemoryGB: h.MemoryGB, L1KB: h.L1KB, L2KB: h.L2KB, LLCMB: h.LLCMB,
 		L1LatencyCycles: l1, L2LatencyCycles: max(l1, l2), LLCLatencyCycles: max(l1, l2, llc), DRAMLatencyCycles: max(l1, l2, llc, dram),
 		BranchMissCycles: 16, AtomicCycles: 18, ParallelRegionUS: 1, TrainThreads: 1, RMMThreads: 1,
-		GEMMKernel: HostGEMMKernel()}
+		GEMMKernel: HostGEMMKernel(), Activations: r.Activations.Spec()}
 }
 
 // probes lists the fitted, held-out and uncalibrated probes and the

@@ -35,11 +35,21 @@ func (s TrainShape) String() string {
 func (s TrainShape) Workload() hw.Workload {
 	return hw.Workload{
 		Name:  "calibrate " + s.String(),
-		Nets:  []hw.Net{{Name: "mlp", Layers: hw.MLPLayers(s.Sizes...), FW: 1, BW: 1, WA: 1}},
+		Nets:  []hw.Net{{Name: "mlp", Layers: mlpLayers(s.Sizes), FW: 1, BW: 1, WA: 1}},
 		Batch: s.Batch, Capacity: 2, Fanout: 2, Actors: 1,
 		DataPointBytes: 4 * (s.Sizes[0] + s.Sizes[len(s.Sizes)-1]),
 		LossOps:        1,
 	}
+}
+
+// mlpLayers are the layers of the MLPs MeasureTrainStep and
+// MeasureInference build: ReLU hidden layers, a linear output.
+func mlpLayers(sizes []int) []hw.Layer {
+	layers := hw.MLPLayers(sizes...)
+	for i := range layers[:len(layers)-1] {
+		layers[i].Act = hw.ActReLU
+	}
+	return layers
 }
 
 // check validates a shape: 2..8 layer sizes of 1..4096 and a batch of

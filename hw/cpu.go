@@ -24,6 +24,9 @@ func (m cpuModel) opSeconds(o op, threads int) float64 {
 	if k := m.s.GEMMKernel; o.unroll && k != nil && k.Im2colNS > 0 {
 		return t + float64(o.elems)*k.Im2colNS*1e-9
 	}
+	if ns := m.s.Activations.NS(o.act, o.backward); ns > 0 {
+		return t + float64(o.elems)*ns*1e-9
+	}
 	return t + m.elementwiseSeconds(o, threads)
 }
 
@@ -124,12 +127,15 @@ func (m cpuModel) trainStep(w *Workload, batch int) float64 {
 }
 
 // inference returns one actor's policy evaluation on one core for batch
-// observations (000 §IV-A: each actor on one core): per layer the forward
-// GEMM and its activation, as a training step's forward pass runs them.
+// observations (000 §IV-A: each actor on one core): per layer of the nets
+// it evaluates (Workload.InferenceNets) the forward GEMM and its
+// activation, as a training step's forward pass runs them.
 func (m cpuModel) inference(w *Workload, batch int) float64 {
 	t := 0.0
-	for _, l := range w.Nets[0].Layers {
-		t += m.opSeconds(op{gemm: l.GEMM(batch)}, 1) + m.opSeconds(op{elems: int64(batch) * l.Outputs()}, 1)
+	for _, n := range w.Nets[:min(max(w.InferenceNets, 1), len(w.Nets))] {
+		for _, l := range n.Layers {
+			t += m.opSeconds(op{gemm: l.GEMM(batch)}, 1) + m.opSeconds(op{elems: int64(batch) * l.Outputs(), act: l.Act}, 1)
+		}
 	}
 	return t
 }

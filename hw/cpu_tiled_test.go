@@ -142,3 +142,38 @@ func TestConvLoweredPerSample(t *testing.T) {
 		t.Errorf("roofline CPU: %d ops, %d GEMMs; want a GEMM, an activation and the priority ops", ops, gemms)
 	}
 }
+
+// TestActivationCosts: with measured activation kernels a layer's ReLU or
+// tanh costs its elements at the kernel's time per element, forward and
+// backward; a layer whose activation is not known keeps the elementwise
+// charge. Inference runs as many nets as the workload says.
+func TestActivationCosts(t *testing.T) {
+	m := tiledCPU(0)
+	m.s.Activations = &ActivationSpec{ReLUNS: 1, ReLUBackwardNS: 2, TanhNS: 3, TanhBackwardNS: 4}
+	for _, tc := range []struct {
+		act      Activation
+		backward bool
+		ns       float64
+	}{{ActReLU, false, 1}, {ActReLU, true, 2}, {ActTanh, false, 3}, {ActTanh, true, 4}} {
+		if got, want := m.opSeconds(op{elems: 1000, act: tc.act, backward: tc.backward}, 1), 1000*tc.ns*1e-9; math.Abs(got-want) > 1e-15 {
+			t.Errorf("act %d backward %v: %g s, want %g s", tc.act, tc.backward, got, want)
+		}
+	}
+	if got, want := m.opSeconds(op{elems: 1000}, 1), m.elementwiseSeconds(op{elems: 1000}, 1); got != want {
+		t.Errorf("unknown activation: %g s, want the elementwise %g s", got, want)
+	}
+
+	actor := MLPLayers(4, 64, 2)
+	actor[0].Act = ActTanh
+	critic := MLPLayers(4, 64, 1)
+	critic[0].Act = ActTanh
+	w := Workload{Nets: []Net{{Layers: actor}, {Layers: critic}}}
+	one := m.inference(&w, 4)
+	w.InferenceNets = 2
+	both := m.inference(&w, 4)
+	w.Nets = w.Nets[1:]
+	w.InferenceNets = 1
+	if c := m.inference(&w, 4); math.Abs(both-(one+c)) > 1e-15 || c <= 0 {
+		t.Errorf("inference of actor and critic %g s, want actor %g s + critic %g s", both, one, c)
+	}
+}

@@ -220,6 +220,19 @@ func (e *Estimator) TransferLatency() float64 {
 	return e.p.Link.LatencyUS * 1e-6
 }
 
+// Handoff returns the latency of a message from a unit on device a to
+// one on device b running on a thread of its own: the CPU's HandoffUS when
+// both are the CPU, else 0 (a crossing to an accelerator pays the PCIe
+// latency instead, CrossingLatency). Which messages cross threads is the
+// runtime's: the batch to the learner and the priorities back (see
+// sim.OffPolicy.GradientStep and dse.Evaluate).
+func (e *Estimator) Handoff(a, b Kind) float64 {
+	if a != CPU || b != CPU || e.p.CPU == nil {
+		return 0
+	}
+	return e.p.CPU.HandoffUS * 1e-6
+}
+
 // CrossingSeconds returns moving bytes from device a to device b on idle
 // links: on each link the data crosses (Links: one between the CPU and an
 // accelerator, both between two accelerators) the bytes at the link's

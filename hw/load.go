@@ -133,7 +133,15 @@ func (s *CPUSpec) validate(c *checker, at string) {
 	c.floatIn(at+".atomic_cycles", s.AtomicCycles, 0, 10000)
 	c.floatIn(at+".op_overhead_us", s.OpOverheadUS, 0, 1e5)
 	c.floatIn(at+".parallel_region_us", s.ParallelRegionUS, 0, 1e5)
+	c.floatIn(at+".handoff_us", s.HandoffUS, 0, 1e5)
 	c.floatIn(at+".elementwise_gbs", s.ElementwiseGBs, 0, 1e6)
+	if a := s.Activations; a != nil {
+		g := at + ".activations"
+		c.floatIn(g+".relu_ns", a.ReLUNS, 0, 1e4)
+		c.floatIn(g+".relu_backward_ns", a.ReLUBackwardNS, 0, 1e4)
+		c.floatIn(g+".tanh_ns", a.TanhNS, 0, 1e4)
+		c.floatIn(g+".tanh_backward_ns", a.TanhBackwardNS, 0, 1e4)
+	}
 	if k := s.GEMMKernel; k != nil {
 		g := at + ".gemm_kernel"
 		c.intIn(g+".simd_lanes", k.SIMDLanes, 1, 64)

@@ -13,6 +13,10 @@ type op struct {
 	// into the im2col matrix or folds its gradient back (col2im): a scalar
 	// copy loop, charged per element (GEMMKernelSpec.Im2colNS).
 	unroll bool
+	// act is the activation an elementwise op applies (forward) or
+	// differentiates (backward); ActUnknown for other elementwise ops.
+	act      Activation
+	backward bool
 	// bytesPerElem is the memory traffic of an elementwise op per element:
 	// 0 means elementwiseBytes (two reads and a write of fp32).
 	bytesPerElem int
@@ -90,7 +94,7 @@ func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 				} else {
 					f(op{gemm: l.GEMM(batch)})
 				}
-				f(op{elems: int64(batch) * l.Outputs()})
+				f(op{elems: int64(batch) * l.Outputs(), act: l.Act})
 			}
 		}
 		for range n.BW {
@@ -106,7 +110,7 @@ func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 					g := l.GEMM(batch)
 					f(op{gemm: GEMMDims{A: g.B, B: g.A, C: g.C}})
 				}
-				f(op{elems: int64(batch) * l.Outputs()})
+				f(op{elems: int64(batch) * l.Outputs(), act: l.Act, backward: true})
 			}
 		}
 		for range n.WA {

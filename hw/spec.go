@@ -66,6 +66,12 @@ type CPUSpec struct {
 	OpOverheadUS float64 `yaml:"op_overhead_us"`
 	// ParallelRegionUS is the fork/join cost of one OpenMP parallel region.
 	ParallelRegionUS float64 `yaml:"parallel_region_us"`
+	// HandoffUS is the latency of handing work to a thread that waits for
+	// it: the wake-up of the parked thread and the move of the message to
+	// its core. The learner runs on a thread of its own, so on the CPU the
+	// batch it receives and the priorities it sends back each pay it
+	// (Estimator.Handoff); 0 when not known (Table IV gives none).
+	HandoffUS float64 `yaml:"handoff_us"`
 	// GEMMKernel describes the register-blocked GEMM micro-kernel the
 	// framework runs, when it is known (a calibrated host: rlx's own
 	// kernels); nil charges a GEMM at the roofline of PeakGFLOPS.
@@ -73,6 +79,9 @@ type CPUSpec struct {
 	// ElementwiseGBs is the bandwidth of an elementwise op whose operands
 	// fit in the L2 cache; 0 charges every elementwise op at MemBWGBs.
 	ElementwiseGBs float64 `yaml:"elementwise_gbs"`
+	// Activations are the measured costs of the activation kernels, per
+	// element; nil charges an activation as an elementwise op.
+	Activations *ActivationSpec `yaml:"activations"`
 	// FusedOptimizer is true when the framework runs Adam as one kernel
 	// over all of a network's parameters and zeroes its gradients in one
 	// pass (rlx's core/nn), false for one kernel per operation and tensor
@@ -88,6 +97,37 @@ type CPUSpec struct {
 	// when the platform models no power (see Platform.Watts).
 	Power       *PowerSpec `yaml:"power"`
 	MemoryPower *PowerSpec `yaml:"memory_power"`
+}
+
+// ActivationSpec is the time per element of the framework's activation
+// kernels and their derivatives, on operands in the L1 or L2. An
+// activation is compute, not traffic: core/nn's tanh evaluates a
+// polynomial, its ReLU is a scalar loop. 0 charges that one as an
+// elementwise op.
+type ActivationSpec struct {
+	ReLUNS         float64 `yaml:"relu_ns"`
+	ReLUBackwardNS float64 `yaml:"relu_backward_ns"`
+	TanhNS         float64 `yaml:"tanh_ns"`
+	TanhBackwardNS float64 `yaml:"tanh_backward_ns"`
+}
+
+// NS returns the time per element of act, or of its derivative when
+// backward; 0 when not known.
+func (a *ActivationSpec) NS(act Activation, backward bool) float64 {
+	if a == nil {
+		return 0
+	}
+	switch {
+	case act == ActReLU && !backward:
+		return a.ReLUNS
+	case act == ActReLU:
+		return a.ReLUBackwardNS
+	case act == ActTanh && !backward:
+		return a.TanhNS
+	case act == ActTanh:
+		return a.TanhBackwardNS
+	}
+	return 0
 }
 
 // GEMMKernelSpec is a register-blocked GEMM micro-kernel (the BLIS/GotoBLAS

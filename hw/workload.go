@@ -11,16 +11,30 @@ const (
 	Conv
 )
 
+// Activation is the nonlinearity after a layer, for the models that cost it
+// apart (CPUSpec.Activations).
+type Activation uint8
+
+// Activations. ActUnknown is a linear output or a layer whose activation
+// the workload does not say (the Table III networks); its elementwise op
+// is charged by its memory traffic.
+const (
+	ActUnknown Activation = iota
+	ActReLU
+	ActTanh
+)
+
 // Layer is one trained layer. A dense layer maps In features to Out
 // features. A convolution maps In channels of InH x InW pixels to Out
 // channels with a square Kernel and Stride, no padding (the Nature DQN
-// convention).
+// convention). Act is the activation on its output.
 type Layer struct {
 	Kind     LayerKind
 	In, Out  int
 	Kernel   int
 	Stride   int
 	InH, InW int
+	Act      Activation
 }
 
 // OutHW returns the output height and width (1, 1 for a dense layer).
@@ -177,6 +191,10 @@ type Workload struct {
 	// whether target networks are updated every step (Polyak averaging).
 	LossOps    int
 	SoftUpdate bool
+	// InferenceNets is how many of Nets, from the first, an actor's
+	// inference evaluates: 1 (the default, 0) for a policy or Q network,
+	// 2 for PPO's rollout, which runs the actor and the critic.
+	InferenceNets int
 	// EnvStepUS is one environment step on one core, measured by the
 	// engine on the host; no paper gives it and the models charge it as is.
 	EnvStepUS float64

@@ -216,11 +216,12 @@ func (s *OffPolicy) GradientStep() float64 {
 		_, t := s.rmm.run(ready, s.costs.sample)
 		t = s.transfer(m.RMM, m.Storage, 4*b, t)
 		_, t = s.storage.run(t, s.costs.gather)
-		s.arrived[s.sampled%d] = s.transfer(m.Storage, m.Learner, s.pl.Workload.BatchBytes(s.batch), t)
+		t = s.transfer(m.Storage, m.Learner, s.pl.Workload.BatchBytes(s.batch), t)
+		s.arrived[s.sampled%d] = t + s.pl.Est.Handoff(m.Storage, m.Learner)
 	}
 	slot := s.step % d
 	_, t := s.learner.run(s.arrived[slot], s.costs.train)
-	t = s.transfer(m.Learner, m.RMM, 8*b, t)
+	t = s.transfer(m.Learner, m.RMM, 8*b, t) + s.pl.Est.Handoff(m.Learner, m.RMM)
 	_, t = s.rmm.run(t, s.costs.update)
 	s.updated[slot] = t
 	s.lastEnd = t

@@ -293,3 +293,53 @@ func TestGradientStepWaitsForItsOwnData(t *testing.T) {
 		t.Errorf("step 9 ended at %.6g s, before its data was stored at %.6g s", end, stored[9])
 	}
 }
+
+// TestCPUHandoffs: with the learner, the RMM and the storage on the CPU,
+// the batch's hand-off to the learner's thread and the priorities' hand-off
+// back each add the CPU's hand-off latency to the strict loop, in the clock
+// and in the exploration's prediction alike; a mapping whose learner is
+// elsewhere pays PCIe latencies instead and no hand-off. The hand-off is a
+// quarter of the loop without it, so that each one shows.
+func TestCPUHandoffs(t *testing.T) {
+	p := defaultPlatform(t)
+	cpu := *p.CPU
+	p.CPU = &cpu
+	for _, tc := range []struct {
+		m        hw.Mapping
+		handoffs int
+	}{
+		{hw.Mapping{Learner: hw.CPU, RMM: hw.CPU, Storage: hw.CPU}, 2},
+		{hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.CPU}, 0},
+	} {
+		clock := func(handoffUS float64) (*Placement, *OffPolicy, float64) {
+			cpu.HandoffUS = handoffUS
+			w := hopperDDPG(t, 256)
+			w.Depth, w.Actors = 1, 1
+			pl, err := Place(p, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pl.Select(tc.m); err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewOffPolicy(pl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, b := s.costs, int64(256)
+			chain := c.sample + c.gather + c.train + c.update + pl.Est.CrossingSeconds(tc.m.RMM, tc.m.Storage, 4*b) +
+				pl.Est.CrossingSeconds(tc.m.Storage, tc.m.Learner, w.BatchBytes(256)) + pl.Est.CrossingSeconds(tc.m.Learner, tc.m.RMM, 8*b)
+			return pl, s, chain
+		}
+		_, _, chain := clock(0)
+		handoff := chain / 4
+		pl, s, _ := clock(handoff * 1e6)
+		want := chain + float64(tc.handoffs)*handoff
+		if step := 1 / simulatedGPS(t, s, 100); math.Abs(step-want)/want > 0.02 {
+			t.Errorf("%s: strict step %.6g s, want the chain %.6g s and %d hand-offs of %.6g s", tc.m, step, chain, tc.handoffs, handoff)
+		}
+		if ev := pl.Eval; math.Abs(ev.LoopS-want)/want > 1e-9 {
+			t.Errorf("%s: the exploration's loop is %.6g s, want %.6g s", tc.m, ev.LoopS, want)
+		}
+	}
+}

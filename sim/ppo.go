@@ -93,6 +93,7 @@ func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
 		Name:  it.Name,
 		Batch: it.MinibatchSize(), Capacity: max(2, it.Samples()), Fanout: 2, Actors: it.Actors,
 		DataPointBytes: int(it.rowBytes()), LossOps: 12, EnvStepUS: it.EnvStepUS,
+		InferenceNets: 2, // the rollout runs the actor and the critic
 		Nets: []hw.Net{
 			{Name: "actor", Layers: it.Actor, FW: 1, BW: 1, WA: 1},
 			{Name: "critic", Layers: it.Critic, FW: 1, BW: 1, WA: 1},

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -70,12 +73,27 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, out, stderr io.Writ
 		}
 		path = filepath.Join(dir, engine.HostDevices+".yaml")
 	}
-	base, err := presets.Device(engine.DefaultDevices)
+	res, err := calibrateHost(ctx, opt.quick, path, stderr)
 	if err != nil {
 		return err
 	}
+	if opt.asJSON {
+		return writeJSON(out, res)
+	}
+	printCalibration(out, res, path)
+	return nil
+}
+
+// calibrateHost calibrates this machine, with a progress bar on stderr
+// when it is a terminal and progress lines otherwise, and writes the host
+// platform to path once it loads as any platform does.
+func calibrateHost(ctx context.Context, quick bool, path string, stderr io.Writer) (*calibrate.Result, error) {
+	base, err := presets.Device(engine.DefaultDevices)
+	if err != nil {
+		return nil, err
+	}
 	live := isTerminal(stderr)
-	res, err := calibrate.Run(ctx, calibrate.Options{Quick: opt.quick, Progress: func(done, total int, what string) {
+	res, err := calibrate.Run(ctx, calibrate.Options{Quick: quick, Progress: func(done, total int, what string) {
 		if live {
 			const width = 30
 			bar := strings.Repeat("█", done*width/total) + strings.Repeat("░", width-done*width/total)
@@ -90,28 +108,46 @@ func runCalibrate(ctx context.Context, opt calibrateOptions, out, stderr io.Writ
 		}
 	}})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	yaml, err := res.PlatformYAML(base)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The file must load as any platform does before it is saved.
 	if _, err := hw.ParsePlatform(path, yaml); err != nil {
-		return fmt.Errorf("calibrate: the platform written would not load: %w", err)
+		return nil, fmt.Errorf("calibrate: the platform written would not load: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.WriteFile(path, yaml, 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(stderr, "calibrate: wrote %s (%s)\n", path, units.Seconds(res.Seconds))
-	if opt.asJSON {
-		return writeJSON(out, res)
+	return res, nil
+}
+
+// ensureHostPlatform measures this machine with a quick calibration when
+// one of cfgs runs on the host platform and you have none yet (a
+// walkthrough such as is-the-model-right names it), so that the run does
+// not stop at "run rlx calibrate". A host.yaml that exists is left as it
+// is, even one that does not load: the run then says what is wrong with it.
+func ensureHostPlatform(ctx context.Context, cfgs []engine.Config, stderr io.Writer) error {
+	if !slices.ContainsFunc(cfgs, func(c engine.Config) bool { return c.Devices == engine.HostDevices }) {
+		return nil
 	}
-	printCalibration(out, res, path)
-	return nil
+	dir := engine.UserDevicesDir()
+	if dir == "" {
+		return nil // the run reports the missing platform
+	}
+	path := filepath.Join(dir, engine.HostDevices+".yaml")
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	fmt.Fprintln(stderr, "rlx: this run is charged to your calibrated host platform and there is none yet: measuring this machine first (rlx calibrate --quick)")
+	_, err := calibrateHost(ctx, true, path, stderr)
+	return err
 }
 
 // printCalibration writes the fit and the points, fitted, held out and

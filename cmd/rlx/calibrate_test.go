@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -92,5 +93,35 @@ func TestCalibrateQuick(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "calibrated "+res.When.Format("2006-01-02")) {
 		t.Errorf("the file does not say when it was calibrated:\n%s", data)
+	}
+}
+
+// TestEnsureHostPlatformLeavesWhatIsThere: no configuration on the host
+// platform, or a host.yaml already there (even one that does not load),
+// and nothing is measured or written.
+func TestEnsureHostPlatformLeavesWhatIsThere(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir)
+	t.Setenv("AppData", dir)
+	t.Setenv("HOME", dir)
+	var stderr strings.Builder
+	if err := ensureHostPlatform(context.Background(), []engine.Config{{Devices: "table-iv"}, {}}, &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("no host configuration: %v, %q", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(engine.UserDevicesDir(), "host.yaml")); err == nil {
+		t.Error("host.yaml written for a run that does not use it")
+	}
+	path := filepath.Join(engine.UserDevicesDir(), "host.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("not: [a platform"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureHostPlatform(context.Background(), []engine.Config{{Devices: engine.HostDevices}}, &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("existing host.yaml: %v, %q", err, stderr.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "not: [a platform" {
+		t.Errorf("existing host.yaml rewritten: %q", data)
 	}
 }

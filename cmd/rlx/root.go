@@ -151,10 +151,16 @@ README.md.`,
 				}
 				return c
 			}
+			cfgs := make([]engine.Config, 0, len(p.Steps)+1)
 			for i := -1; i < len(p.Steps); i++ {
-				if err := override(p.StepConfig(i)).Validate(); err != nil {
+				cfg := override(p.StepConfig(i))
+				if err := cfg.Validate(); err != nil {
 					return usageError{err}
 				}
+				cfgs = append(cfgs, cfg)
+			}
+			if err := ensureHostPlatform(cmd.Context(), cfgs, cmd.ErrOrStderr()); err != nil {
+				return err
 			}
 			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery, quick: quick}
 			switch {

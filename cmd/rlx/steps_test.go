@@ -121,11 +121,18 @@ func (w *cancelOnWrite) Write(p []byte) (int, error) {
 // step, and the reports' quick measurements: they must all finish and
 // write their files. (The time limit matters for the workload presets,
 // whose learners take a host second per gradient step at B = 16384.)
+//
+// is-the-model-right runs on the host platform: with none in a fresh
+// configuration directory, the command calibrates this machine first.
 func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	all, err := engine.Presets()
 	if err != nil {
 		t.Fatal(err)
 	}
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("AppData", config)
+	t.Setenv("HOME", config)
 	n, ran := 0, 0
 	for _, p := range all {
 		if p.Kind == engine.KindRun {
@@ -157,6 +164,11 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	}
 	if n < 9 {
 		t.Errorf("%d walkthroughs and experiments, want at least 9", n)
+	}
+	if !raceEnabled {
+		if _, err := engine.LoadPlatform(engine.HostDevices); err != nil {
+			t.Errorf("is-the-model-right left no host platform: %v", err)
+		}
 	}
 	if ran == 0 {
 		t.Error("no preset ran: the one the race build runs was renamed")

@@ -101,19 +101,25 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	}
 	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
 	// sampling and update (the RMM column), the gather, training and the
-	// three crossings between them.
+	// three crossings between them; the two to and from the learner's
+	// thread are hand-offs on the CPU.
 	ev.LoopS = ev.RMMS + ev.StorageS + t.Seconds[Learner][m.Learner]
 	for _, c := range []struct {
 		from, to hw.Kind
 		bytes    int64
+		handoff  bool
 	}{
-		{m.RMM, m.Storage, 4 * int64(b)},        // sampled indices
-		{m.Storage, m.Learner, w.BatchBytes(b)}, // sampled data
-		{m.Learner, m.RMM, 8 * int64(b)},        // indices and new priorities
+		{m.RMM, m.Storage, 4 * int64(b), false},       // sampled indices
+		{m.Storage, m.Learner, w.BatchBytes(b), true}, // sampled data
+		{m.Learner, m.RMM, 8 * int64(b), true},        // indices and new priorities
 	} {
 		move(c.from, c.to, c.bytes)
-		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes)
-		ev.LatencyS += e.CrossingLatency(c.from, c.to)
+		var handoff float64
+		if c.handoff {
+			handoff = e.Handoff(c.from, c.to)
+		}
+		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes) + handoff
+		ev.LatencyS += e.CrossingLatency(c.from, c.to) + handoff
 	}
 	inserts := int64(w.InsertsPerStep())
 	move(hw.CPU, m.Storage, inserts*int64(w.DataPointBytes)) // inserted data

@@ -60,16 +60,17 @@ func FindEnv(name string) (Env, error) {
 	return Env{}, fmt.Errorf("environment %q is not known: use one of %s", name, strings.Join(names, ", "))
 }
 
-// natureDQN returns the ConvNet of Mnih et al. 2015 (000 Table III, [14]).
+// natureDQN returns the ConvNet of Mnih et al. 2015 (000 Table III, [14]):
+// ReLU after every layer but the output.
 func natureDQN(frames, h, w, actions int) []hw.Layer {
-	c1 := hw.Layer{Kind: hw.Conv, In: frames, Out: 32, Kernel: 8, Stride: 4, InH: h, InW: w}
+	c1 := hw.Layer{Kind: hw.Conv, In: frames, Out: 32, Kernel: 8, Stride: 4, InH: h, InW: w, Act: hw.ActReLU}
 	h1, w1 := c1.OutHW()
-	c2 := hw.Layer{Kind: hw.Conv, In: 32, Out: 64, Kernel: 4, Stride: 2, InH: h1, InW: w1}
+	c2 := hw.Layer{Kind: hw.Conv, In: 32, Out: 64, Kernel: 4, Stride: 2, InH: h1, InW: w1, Act: hw.ActReLU}
 	h2, w2 := c2.OutHW()
-	c3 := hw.Layer{Kind: hw.Conv, In: 64, Out: 64, Kernel: 3, Stride: 1, InH: h2, InW: w2}
+	c3 := hw.Layer{Kind: hw.Conv, In: 64, Out: 64, Kernel: 3, Stride: 1, InH: h2, InW: w2, Act: hw.ActReLU}
 	h3, w3 := c3.OutHW()
 	return []hw.Layer{c1, c2, c3,
-		{Kind: hw.Dense, In: 64 * h3 * w3, Out: 512},
+		{Kind: hw.Dense, In: 64 * h3 * w3, Out: 512, Act: hw.ActReLU},
 		{Kind: hw.Dense, In: 512, Out: actions},
 	}
 }
