@@ -171,3 +171,32 @@ func TestPPOBound(t *testing.T) {
 		}
 	}
 }
+
+// TestPPORolloutInferenceRunsBothNets: every rollout step evaluates the
+// actor (the action) and the critic (the value), so the actors are charged
+// the inference of both networks.
+func TestPPORolloutInferenceRunsBothNets(t *testing.T) {
+	p := defaultPlatform(t)
+	it := cartPolePPO(4, 4)
+	s, err := NewPPO(p, it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nets []float64
+	for _, layers := range [][]hw.Layer{it.Actor, it.Critic} {
+		w := s.work
+		w.Nets, w.InferenceNets = []hw.Net{{Name: "one", Layers: layers, FW: 1}}, 1
+		e, err := hw.NewEstimator(p, &w, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec, err := e.Seconds(hw.CPU, hw.Inference, it.Envs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets = append(nets, sec)
+	}
+	if got, want := s.inference(it.Envs), nets[0]+nets[1]; math.Abs(got-want) > 1e-15 {
+		t.Errorf("rollout inference of %d observations: %g s, want actor %g s + critic %g s", it.Envs, got, nets[0], nets[1])
+	}
+}
