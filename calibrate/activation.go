@@ -60,10 +60,5 @@ func MeasureActivations(ctx context.Context, rounds int, minTime time.Duration) 
 			per[i] = append(per[i], t.Seconds/activationElems)
 		}
 	}
-	out := make([]Timing, len(kernels))
-	for i, ts := range per {
-		med, spread := medianSpread(ts)
-		out[i] = Timing{Seconds: med, Spread: spread, Repeats: rounds}
-	}
-	return ActivationTimings{ReLU: out[0], ReLUBackward: out[1], Tanh: out[2], TanhBackward: out[3]}, nil
+	return ActivationTimings{ReLU: timingOf(per[0]), ReLUBackward: timingOf(per[1]), Tanh: timingOf(per[2]), TanhBackward: timingOf(per[3])}, nil
 }

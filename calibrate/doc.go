@@ -6,16 +6,19 @@
 // Run does a whole calibration: the host's CPU as the system reports it
 // (ReadHostCPU), a dependent-load chase for the cache and memory latencies
 // (MeasureLoadLatency, FitLatencies), the copy bandwidth
-// (MeasureCopyBandwidth), then the real kernels in rounds: training steps
-// of core/nn MLPs (MeasureTrainStep) and ConvNets (MeasureConvTrainStep), the off-policy learners' steps
+// (MeasureCopyBandwidth), the cost of a micro-kernel call
+// (MeasureTileCall), of the activation kernels (MeasureActivations) and of
+// a hand-off between two threads (MeasureHandoff), then the real kernels
+// in rounds: training steps of core/nn MLPs (MeasureTrainStep) and
+// ConvNets (MeasureConvTrainStep), the off-policy learners' steps
 // (MeasureLearnerStep), actor inference, the sum tree's sampling and
 // update, replay insertion, GAE and environment steps (primitives.go).
 // FitCPU fits the CPU model's free parameters (CPUFit: the sustained rate
 // of one core on full GEMM tiles, the cost of a framework op, the
 // bandwidth of cache-resident elementwise ops, the cost per element of a
-// convolution's im2col) to some training steps, with the cost of a
-// micro-kernel call measured apart (MeasureTileCall); every other point is predicted on the fitted CPU
-// and reported beside its measurement. Result.PlatformYAML writes the
+// convolution's im2col) to some training steps, the measured costs held;
+// every other point is predicted on the fitted CPU and reported beside its
+// measurement. Result.PlatformYAML writes the
 // calibrated platform, "host".
 //
 // Every figure is host wall clock, the median of rounds with their spread:

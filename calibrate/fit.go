@@ -42,19 +42,22 @@ func HostGEMMKernel() *hw.GEMMKernelSpec {
 // Spec returns base with the fit applied for threads-thread training:
 // PeakGFLOPS is the whole CPU's (CoreGFLOPS x Cores, as hw scales the rate
 // by threads / cores), the GEMM kernel is base's, or core/nn's on this host
-// (HostGEMMKernel) when base names none, with the fitted call cost; the
-// optimizer is fused as core/nn's is.
+// (HostGEMMKernel) when base names none, with the call cost held and the
+// im2col cost fitted; the optimizer is fused as core/nn's is.
 func (f CPUFit) Spec(base hw.CPUSpec, threads int) hw.CPUSpec {
 	s := base
 	s.PeakGFLOPS = f.CoreGFLOPS * float64(s.Cores)
 	s.OpOverheadUS = f.OpUS
 	s.MemBWGBs = f.MemBWGBs
 	s.ElementwiseGBs = f.ElementwiseGBs
-	// base's kernel when it names one (tests fix it; Run gives the host's).
-	k := HostGEMMKernel()
+	// base's kernel when it names one (tests fix it; Run gives the host's),
+	// copied: the fit sets its costs trial by trial.
+	var k *hw.GEMMKernelSpec
 	if base.GEMMKernel != nil {
 		copied := *base.GEMMKernel
 		k = &copied
+	} else {
+		k = HostGEMMKernel()
 	}
 	k.TileNS = f.TileNS
 	k.Im2colNS = f.Im2colNS
@@ -183,21 +186,30 @@ func logGrid(lo, hi, step float64) []float64 {
 	return out
 }
 
-// PredictTrainStep returns the hw model's time for one training step of
-// shape on a one-device platform holding only cpu.
-func PredictTrainStep(cpu hw.CPUSpec, shape TrainShape) (float64, error) {
-	w := shape.Workload()
-	return predictOn(cpu, &w, hw.TrainStep, shape.Batch)
+// Predictor returns the model's time of one training step of the shape,
+// its workload built once: the fit calls it for every trial of its
+// parameters.
+func (s TrainShape) Predictor() Predictor {
+	return stepPredictor(s.Workload(), s.Batch, nil)
 }
 
-// PredictConvTrainStep returns the hw model's time for one training step
-// of the ConvNet shape on a one-device platform holding only cpu.
-func PredictConvTrainStep(cpu hw.CPUSpec, shape ConvShape) (float64, error) {
-	w, err := shape.Workload()
-	if err != nil {
-		return 0, err
+// Predictor returns the model's time of one training step of the ConvNet,
+// as TrainShape.Predictor does; a shape that does not build fails every
+// call with the reason.
+func (s ConvShape) Predictor() Predictor {
+	w, err := s.Workload()
+	return stepPredictor(w, s.Batch, err)
+}
+
+// stepPredictor returns the CPU model's time of one training step of w on
+// batch samples, or err when the workload could not be built.
+func stepPredictor(w hw.Workload, batch int, err error) Predictor {
+	return func(cpu hw.CPUSpec) (float64, error) {
+		if err != nil {
+			return 0, err
+		}
+		return predictOn(cpu, &w, hw.TrainStep, batch)
 	}
-	return predictOn(cpu, &w, hw.TrainStep, shape.Batch)
 }
 
 // predictOn returns the CPU's time for n items of prim of workload w.

@@ -51,10 +51,10 @@ func MeasureHandoff(ctx context.Context, rounds int) (float64, Timing, error) {
 			spinFor(handoffGap)
 		}
 		beyond := time.Since(start) - 2*handoffMessages*handoffGap
-		per = append(per, max(beyond.Seconds(), 0)/(2*handoffMessages)*1e6)
+		per = append(per, max(beyond.Seconds(), 0)/(2*handoffMessages))
 	}
-	med, spread := medianSpread(per)
-	return med, Timing{Seconds: med * 1e-6, Spread: spread, Repeats: rounds}, nil
+	t := timingOf(per)
+	return t.Seconds * 1e6, t, nil
 }
 
 // spinFor busy-waits for d: work that keeps its thread, where a sleep

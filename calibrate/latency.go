@@ -219,6 +219,13 @@ func medianSpread(xs []float64) (med, spread float64) {
 	return med, spread
 }
 
+// timingOf is the Timing of per-repeat times in seconds: their median,
+// spread and count.
+func timingOf(seconds []float64) Timing {
+	med, spread := medianSpread(seconds)
+	return Timing{Seconds: med, Spread: spread, Repeats: len(seconds)}
+}
+
 // median returns the median of xs (the mean of the middle two for an even
 // count) without reordering xs.
 func median(xs []float64) float64 {

@@ -40,13 +40,11 @@ func (s LearnerShape) learner() (agents.OffPolicyAgent, hw.Workload, error) {
 	return *ag, w, nil
 }
 
-// PredictLearnerStep returns the CPU model's time of the learner step.
-func PredictLearnerStep(cpu hw.CPUSpec, s LearnerShape) (float64, error) {
+// Predictor returns the CPU model's time of the learner step, its
+// workload built once; a shape that is not a learner fails every call.
+func (s LearnerShape) Predictor() Predictor {
 	_, w, err := s.learner()
-	if err != nil {
-		return 0, err
-	}
-	return predictOn(cpu, &w, hw.TrainStep, s.Batch)
+	return stepPredictor(w, s.Batch, err)
 }
 
 // MeasureLearnerStep times the learner's Train on one batch of random

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// HostPlatformName is the name of the platform a calibration writes.
-const HostPlatformName = "host"
+	"github.com/rlxdev/rlx/engine"
+)
 
 // PlatformYAML returns the platform file of the calibrated host: the
 // measured and fitted CPU, and the GPU, FPGA and PCIe link of base (the
@@ -48,7 +47,7 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	b.WriteString("# The CPU is measured and fitted here; the GPU, FPGA and PCIe link are the\n")
 	b.WriteString("# default platform's, so that runs can ask what adding them would change.\n")
 	b.WriteString("# Re-run `rlx calibrate` after changing the machine; see docs/models.md.\n")
-	w("", "name", HostPlatformName, "")
+	w("", "name", engine.HostDevices, "")
 	w("", "doc", strconv.Quote(fmt.Sprintf("this machine's CPU (%s), calibrated %s, with the accelerators of the default platform", on, day)), "")
 	b.WriteString("\ncpu:\n")
 	w("  ", "model", strconv.Quote(h.Model), src("Model"))

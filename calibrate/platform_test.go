@@ -6,6 +6,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -31,7 +32,7 @@ func TestPlatformYAML(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if p.Name != HostPlatformName || *p.CPU.GEMMKernel != *res.CPU.GEMMKernel || p.CPU.PeakGFLOPS != 166 || p.CPU.MemBWGBs != 36 {
+	if p.Name != engine.HostDevices || *p.CPU.GEMMKernel != *res.CPU.GEMMKernel || p.CPU.PeakGFLOPS != 166 || p.CPU.MemBWGBs != 36 {
 		t.Errorf("cpu %+v, kernel %+v; want the calibrated one", p.CPU, p.CPU.GEMMKernel)
 	}
 	def, err := hw.ParsePlatform("default", defaults)

@@ -87,8 +87,7 @@ func MeasureEnvStep(ctx context.Context, id string, repeats int, minTime time.Du
 		}
 		per = append(per, d.Seconds())
 	}
-	med, spread := medianSpread(per)
-	return Timing{Seconds: med, Spread: spread, Repeats: repeats}, nil
+	return timingOf(per), nil
 }
 
 // MeasureInference times the forward pass of a core/nn MLP of the given

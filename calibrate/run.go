@@ -69,7 +69,8 @@ type Result struct {
 	// (MeasureTileCall, Fit.TileNS).
 	TileCallTiming Timing `json:"tile_call_timing"`
 	// Activations are the measured costs per element of the activation
-	// kernels (hw.ActivationSpec), held in the fit.
+	// kernels (hw.ActivationSpec), set on the CPU the fit starts from and
+	// kept through it.
 	Activations ActivationTimings `json:"activations"`
 	// HandoffTiming is the timing of the hand-off latency between
 	// goroutines on different threads (MeasureHandoff, CPU.HandoffUS).
@@ -102,8 +103,8 @@ type probe struct {
 	predict     Predictor
 }
 
-// Fitted and held-out training shapes: the fit's span widths 2..1024 and
-// batches 1..512; the held-out ones sit between and beyond them, with the
+// Fitted and held-out training shapes: the fit's span widths 1..400 (1..1024
+// without quick) and batches 1..512; the held-out ones sit between and beyond them, with the
 // learners the presets run.
 var (
 	fitTrain = []TrainShape{
@@ -121,7 +122,8 @@ var (
 	}
 	heldTrainFull = []TrainShape{{[]int{128, 512, 512, 16}, 64}, {[]int{24, 384, 384, 4}, 200}}
 	// Two small ConvNets, for the cost of core/nn's im2col per element:
-	// strides 1 and 2, none of the Nature CNN's kernels.
+	// kernels of 5 and 3, strides 2 and 1; the Nature CNN's 8x8 stride 4
+	// and 4x4 stride 2 are in neither.
 	fitConv = []ConvShape{
 		{In: nn.Dims{C: 3, H: 32, W: 32}, Scale: 1.0 / 255, Convs: []ConvLayer{{16, 5, 2}}, Dense: []int{32, 4}, Batch: 8},
 		{In: nn.Dims{C: 2, H: 24, W: 24}, Scale: 1.0 / 255, Convs: []ConvLayer{{8, 3, 1}, {16, 3, 2}}, Dense: []int{5}, Batch: 16},
@@ -199,8 +201,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	measured := make([]Timing, len(all))
 	for i, ts := range times {
-		med, spread := medianSpread(ts)
-		measured[i] = Timing{Seconds: med, Spread: spread, Repeats: len(ts)}
+		measured[i] = timingOf(ts)
 	}
 
 	base := res.baseCPU()
@@ -284,7 +285,7 @@ func probes(quick bool) (fit, held, other []probe) {
 				p, err := MeasureTrainStep(ctx, s, r, mt)
 				return p.Timing, err
 			},
-			func(cpu hw.CPUSpec) (float64, error) { return PredictTrainStep(cpu, s) }}
+			s.Predictor()}
 	}
 	fitShapes, heldShapes := fitTrain, heldTrain
 	if !quick {
@@ -295,7 +296,7 @@ func probes(quick bool) (fit, held, other []probe) {
 			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
 				return MeasureConvTrainStep(ctx, s, r, mt)
 			},
-			func(cpu hw.CPUSpec) (float64, error) { return PredictConvTrainStep(cpu, s) }}
+			s.Predictor()}
 	}
 	for _, s := range fitShapes {
 		fit = append(fit, train(s))
@@ -311,10 +312,11 @@ func probes(quick bool) (fit, held, other []probe) {
 			func(ctx context.Context, r int, mt time.Duration) (Timing, error) {
 				return MeasureLearnerStep(ctx, s, r, mt)
 			},
-			func(cpu hw.CPUSpec) (float64, error) { return PredictLearnerStep(cpu, s) }})
+			s.Predictor()})
 	}
 	// The ConvNet of the Pong workload (000 §VII-A), 6 actions, batch 4:
-	// its input, kernels and strides are none of the fitted ConvNets'.
+	// its input and its first two convolutions (8x8 stride 4, 4x4 stride
+	// 2) are none of the fitted ConvNets'; its 3x3 stride 1 is.
 	held = append(held, conv(NatureCNNShape(6, 4)))
 	for _, sizes := range heldInference {
 		w := TrainShape{Sizes: sizes, Batch: 1}.Workload()

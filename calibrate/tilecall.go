@@ -51,11 +51,11 @@ func MeasureTileCall(ctx context.Context, rounds int, minTime time.Duration) (fl
 			return 0, Timing{}, err
 		}
 		step := (long.Seconds - one.Seconds) / (tileCallK - 1)
-		perTile = append(perTile, (one.Seconds-step)/tileCallTiles*1e9)
+		perTile = append(perTile, (one.Seconds-step)/tileCallTiles)
 	}
 	// A burst of other work during the short GEMMs can push the
 	// extrapolation below zero; a call costs at least nothing.
-	med, spread := medianSpread(perTile)
-	med = max(med, 0)
-	return med, Timing{Seconds: med * 1e-9, Spread: spread, Repeats: rounds}, nil
+	call := timingOf(perTile)
+	call.Seconds = max(call.Seconds, 0)
+	return call.Seconds * 1e9, call, nil
 }

@@ -165,6 +165,5 @@ func timeRepeats(ctx context.Context, f func(), repeats int, minTime time.Durati
 		}
 		per = append(per, time.Since(t0).Seconds()/float64(calls))
 	}
-	med, spread := medianSpread(per)
-	return Timing{Seconds: med, Spread: spread, Repeats: repeats}, nil
+	return timingOf(per), nil
 }

@@ -37,10 +37,10 @@ func TestFitRecoversAKnownCPU(t *testing.T) {
 		spec := want.Spec(testCPU(), 1)
 		var predict []Predictor
 		for _, s := range fitShapes {
-			predict = append(predict, trainPredictor(s))
+			predict = append(predict, s.Predictor())
 		}
 		for _, s := range fitConv {
-			predict = append(predict, convPredictor(s))
+			predict = append(predict, s.Predictor())
 		}
 		var measured []float64
 		for _, p := range predict {
@@ -66,20 +66,28 @@ func TestFitRecoversAKnownCPU(t *testing.T) {
 	}
 }
 
-func convPredictor(s ConvShape) Predictor {
-	return func(cpu hw.CPUSpec) (float64, error) { return PredictConvTrainStep(cpu, s) }
-}
-
-func trainPredictor(s TrainShape) Predictor {
-	return func(cpu hw.CPUSpec) (float64, error) { return PredictTrainStep(cpu, s) }
-}
-
 func TestFitRejectsTooFewPoints(t *testing.T) {
-	if _, err := FitCPU(testCPU(), 20, 5, []Predictor{trainPredictor(fitShapes[0])}, []float64{1e-5}); err == nil || !strings.Contains(err.Error(), "at least") {
+	if _, err := FitCPU(testCPU(), 20, 5, []Predictor{fitShapes[0].Predictor()}, []float64{1e-5}); err == nil || !strings.Contains(err.Error(), "at least") {
 		t.Errorf("one point: %v", err)
 	}
 	if _, err := FitCPU(testCPU(), 0, 5, nil, nil); err == nil {
 		t.Error("no points and no bandwidth: no error")
+	}
+	// Enough points: the bandwidth and the call cost are checked too.
+	var predict []Predictor
+	var measured []float64
+	for _, s := range fitShapes {
+		predict, measured = append(predict, s.Predictor()), append(measured, 1e-5)
+	}
+	if _, err := FitCPU(testCPU(), 0, 5, predict, measured); err == nil || !strings.Contains(err.Error(), "memory bandwidth 0 GB/s") {
+		t.Errorf("no bandwidth: %v", err)
+	}
+	if _, err := FitCPU(testCPU(), 20, -1, predict, measured); err == nil || !strings.Contains(err.Error(), "micro-kernel call cost -1 ns") {
+		t.Errorf("negative call cost: %v", err)
+	}
+	measured[2] = 0
+	if _, err := FitCPU(testCPU(), 20, 5, predict, measured); err == nil || !strings.Contains(err.Error(), "measured time 0 s of point 2") {
+		t.Errorf("a zero measurement: %v", err)
 	}
 }
 

@@ -111,7 +111,7 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 		return path, data, nil
 	}
 	if path == HostDevices {
-		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), hostHint(dir)}
+		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), hostHint()}
 	}
 	return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), platformChoices(dir, err)}
 }
@@ -123,12 +123,23 @@ func isPlatformName(v string) bool {
 		!strings.HasSuffix(v, ".yaml") && !strings.HasSuffix(v, ".yml")
 }
 
+// HostPlatformPath is where rlx calibrate saves the host platform:
+// host.yaml in UserDevicesDir; "" when there is no user configuration
+// directory.
+func HostPlatformPath() string {
+	dir := UserDevicesDir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, HostDevices+".yaml")
+}
+
 // hostHint is the reason of the error for a HostDevices not yet measured:
 // the command that writes it, and where.
-func hostHint(dir string) string {
-	where := "rlx/devices/host.yaml under the user configuration directory"
-	if dir != "" {
-		where = filepath.Join(dir, HostDevices+".yaml")
+func hostHint() string {
+	where := HostPlatformPath()
+	if where == "" {
+		where = "rlx/devices/host.yaml under the user configuration directory"
 	}
 	return fmt.Sprintf("no calibrated %q platform: run \"rlx calibrate\" to measure this machine (it writes %s)", HostDevices, where)
 }

@@ -94,7 +94,7 @@ func executeRun(ctx context.Context, cfg engine.Config, dir string, opt batchOpt
 	}
 	res := &executed{}
 	var rec report.Recorder
-	live := isTerminal(stderr)
+	p := newProgress(stderr)
 	tick := time.NewTicker(time.Second / 4)
 	defer tick.Stop()
 	lastLine := time.Now()
@@ -111,11 +111,8 @@ loop:
 		case <-tick.C:
 			s := r.Latest()
 			rec.Add(s)
-			switch {
-			case live:
-				fmt.Fprintf(stderr, "\r%s%s\x1b[K", opt.label, progressLine(s))
-			case time.Since(lastLine) >= opt.progress:
-				fmt.Fprintln(stderr, opt.label+progressLine(s))
+			if p.live || time.Since(lastLine) >= opt.progress {
+				p.line(opt.label + progressLine(s))
 				lastLine = time.Now()
 			}
 		case <-done:
@@ -124,9 +121,7 @@ loop:
 			done = nil // then wait for the run's last event
 		}
 	}
-	if live {
-		fmt.Fprintln(stderr)
-	}
+	p.end()
 	res.final, res.runErr = r.Wait()
 	rec.Add(res.final)
 	if res.files, err = report.Write(dir, res.final, &rec); err != nil {

@@ -34,14 +34,15 @@ func newCalibrateCmd() *cobra.Command {
 		Use:   "calibrate",
 		Short: "Measure this machine's CPU, fit the CPU model to it, and save it as the host platform",
 		Long: `calibrate times rlx's own kernels on this machine: training steps of
-MLPs and of the off-policy learners, actor inference, the sum tree's sampling
-and update, replay insertion, GAE, environment steps, a dependent-load chase
-for the cache latencies, a copy for the memory bandwidth and short GEMMs for
-the cost of a micro-kernel call. It fits the CPU
-model's free parameters (the sustained rate of one core, the cost of a
-framework op, the bandwidth of cache-resident elementwise ops, the cost per
-element of a convolution's im2col) to some training steps and prints how well the model then
-predicts the others, which the fit did not see.
+MLPs, ConvNets and the off-policy learners, actor inference, the sum tree's
+sampling and update, replay insertion, GAE, environment steps, the ReLU and
+tanh kernels, a hand-off between two threads, a dependent-load chase for the
+cache latencies, a copy for the memory bandwidth and short GEMMs for the cost
+of a micro-kernel call. It fits the CPU model's free parameters (the
+sustained rate of one core, the cost of a framework op, the bandwidth of
+cache-resident elementwise ops, the cost per element of a convolution's
+im2col) to some training steps and prints how well the model then predicts
+the others, which the fit did not see.
 
 It writes a platform named host: this CPU plus the GPU, FPGA and PCIe link
 of the default platform. By default it goes to your platforms directory, so
@@ -67,11 +68,9 @@ spread.`,
 func runCalibrate(ctx context.Context, opt calibrateOptions, out, stderr io.Writer) error {
 	path := opt.out
 	if path == "" {
-		dir := engine.UserDevicesDir()
-		if dir == "" {
+		if path = engine.HostPlatformPath(); path == "" {
 			return usagef("there is no user configuration directory to save the host platform in: give --out FILE")
 		}
-		path = filepath.Join(dir, engine.HostDevices+".yaml")
 	}
 	res, err := calibrateHost(ctx, opt.quick, path, stderr)
 	if err != nil {
@@ -92,21 +91,17 @@ func calibrateHost(ctx context.Context, quick bool, path string, stderr io.Write
 	if err != nil {
 		return nil, err
 	}
-	live := isTerminal(stderr)
+	p := newProgress(stderr)
 	res, err := calibrate.Run(ctx, calibrate.Options{Quick: quick, Progress: func(done, total int, what string) {
-		if live {
+		if p.live {
 			const width = 30
 			bar := strings.Repeat("█", done*width/total) + strings.Repeat("░", width-done*width/total)
-			fmt.Fprintf(stderr, "\rcalibrate %s %3d%% %s\x1b[K", bar, done*100/total, what)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
-			return
-		}
-		if done == total || done%25 == 0 {
-			fmt.Fprintf(stderr, "calibrate: %d of %d measurements\n", done, total)
+			p.line(fmt.Sprintf("calibrate %s %3d%% %s", bar, done*100/total, what))
+		} else if done == total || done%25 == 0 {
+			p.line(fmt.Sprintf("calibrate: %d of %d measurements", done, total))
 		}
 	}})
+	p.end()
 	if err != nil {
 		return nil, err
 	}
@@ -131,23 +126,32 @@ func calibrateHost(ctx context.Context, quick bool, path string, stderr io.Write
 // ensureHostPlatform measures this machine with a quick calibration when
 // one of cfgs runs on the host platform and you have none yet (a
 // walkthrough such as is-the-model-right names it), so that the run does
-// not stop at "run rlx calibrate". A host.yaml that exists is left as it
-// is, even one that does not load: the run then says what is wrong with it.
+// not stop at "run rlx calibrate". A host platform that resolves (yours,
+// or a file named host here) is used as it is, and a host.yaml that exists
+// is left alone even when it does not load: the run then says what is
+// wrong with it. The directory is checked before the measuring starts.
 func ensureHostPlatform(ctx context.Context, cfgs []engine.Config, stderr io.Writer) error {
 	if !slices.ContainsFunc(cfgs, func(c engine.Config) bool { return c.Devices == engine.HostDevices }) {
 		return nil
 	}
-	dir := engine.UserDevicesDir()
-	if dir == "" {
+	if _, _, err := engine.PlatformFile(engine.HostDevices); err == nil {
+		return nil
+	}
+	path := engine.HostPlatformPath()
+	if path == "" {
 		return nil // the run reports the missing platform
 	}
-	path := filepath.Join(dir, engine.HostDevices+".yaml")
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err := checkWritable(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("devices: host: the host platform cannot be saved: %w", err)
+	}
 	fmt.Fprintln(stderr, "rlx: this run is charged to your calibrated host platform and there is none yet: measuring this machine first (rlx calibrate --quick)")
-	_, err := calibrateHost(ctx, true, path, stderr)
-	return err
+	if _, err := calibrateHost(ctx, true, path, stderr); err != nil {
+		return fmt.Errorf("devices: host: calibrating this machine: %w", err)
+	}
+	return nil
 }
 
 // printCalibration writes the fit and the points, fitted, held out and
@@ -156,8 +160,11 @@ func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 	h := r.Host
 	fmt.Fprintf(out, "Calibration of %s (%d CPUs, %.2f GHz reported, L1 %g KB, L2 %g KB, LLC %g MB), %s kernel, %s, %s.\n",
 		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
-	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f). Micro-kernel call %.1f ns (spread %.2f).\n",
-		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread, r.Fit.TileNS, r.TileCallTiming.Spread)
+	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f). Micro-kernel call %s (spread %.2f).\n",
+		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread, units.Seconds(r.TileCallTiming.Seconds), r.TileCallTiming.Spread)
+	fmt.Fprintf(out, "Per element: ReLU %s, its derivative %s, tanh %s, its derivative %s. Thread hand-off %s (spread %.2f).\n",
+		units.Seconds(r.Activations.ReLU.Seconds), units.Seconds(r.Activations.ReLUBackward.Seconds), units.Seconds(r.Activations.Tanh.Seconds), units.Seconds(r.Activations.TanhBackward.Seconds),
+		units.Seconds(r.HandoffTiming.Seconds), r.HandoffTiming.Spread)
 	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, elementwise ops in L2 at %.0f GB/s, %.2f ns per im2col element; rms log error %.3f over %d training steps.\n\n",
 		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.ElementwiseGBs, r.Fit.Im2colNS, r.Fit.RMSLogError, len(r.Fitted))
 	table := func(title string, pts []calibrate.Point) {
@@ -183,7 +190,7 @@ func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 
 // devicesArg is what --devices takes for the platform saved at path.
 func devicesArg(path string) string {
-	if filepath.Dir(path) == engine.UserDevicesDir() && filepath.Base(path) == engine.HostDevices+".yaml" {
+	if path == engine.HostPlatformPath() {
 		return engine.HostDevices
 	}
 	return path

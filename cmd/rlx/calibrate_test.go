@@ -14,6 +14,7 @@ import (
 	"github.com/rlxdev/rlx/calibrate"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/presets"
 )
 
 // TestCalibrateQuick runs a quick calibration as a user would, without
@@ -71,7 +72,7 @@ func TestCalibrateQuick(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != calibrate.HostPlatformName || p.CPU.GEMMKernel == nil || !p.CPU.FusedOptimizer || p.GPU == nil || p.FPGA == nil {
+	if p.Name != engine.HostDevices || p.CPU.GEMMKernel == nil || !p.CPU.FusedOptimizer || p.GPU == nil || p.FPGA == nil {
 		t.Errorf("host platform: %+v", p)
 	}
 	// The file keeps 4 significant digits.
@@ -97,8 +98,8 @@ func TestCalibrateQuick(t *testing.T) {
 }
 
 // TestEnsureHostPlatformLeavesWhatIsThere: no configuration on the host
-// platform, or a host.yaml already there (even one that does not load),
-// and nothing is measured or written.
+// platform, a file named host here, or a host.yaml already there (even one
+// that does not load), and nothing is measured or written.
 func TestEnsureHostPlatformLeavesWhatIsThere(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", dir)
@@ -110,6 +111,23 @@ func TestEnsureHostPlatformLeavesWhatIsThere(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(engine.UserDevicesDir(), "host.yaml")); err == nil {
 		t.Error("host.yaml written for a run that does not use it")
+	}
+	// A platform file named host in the working directory is what
+	// --devices host loads: nothing is measured.
+	work := t.TempDir()
+	t.Chdir(work)
+	table, err := presets.Device(engine.DefaultDevices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "host"), table, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := ensureHostPlatform(context.Background(), []engine.Config{{Devices: engine.HostDevices}}, &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("a host file here: %v, %q", err, stderr.String())
+	}
+	if err := os.Remove(filepath.Join(work, "host")); err != nil {
+		t.Fatal(err)
 	}
 	path := filepath.Join(engine.UserDevicesDir(), "host.yaml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -30,17 +30,11 @@ func runSensitivity(ctx context.Context, out, stderr io.Writer, devices string, 
 	if err != nil {
 		return usageError{err}
 	}
-	live := isTerminal(stderr)
+	p := newProgress(stderr)
 	rep, err := dse.Sensitivity(ctx, name, data, presets.SeedTables(), func(done, total int) {
-		if live {
-			fmt.Fprintf(stderr, "\rsensitivity: %d of %d perturbations\x1b[K", done, total)
-			if done == total {
-				fmt.Fprintln(stderr)
-			}
-			return
-		}
-		fmt.Fprintf(stderr, "sensitivity: %d of %d perturbations\n", done, total)
+		p.line(fmt.Sprintf("sensitivity: %d of %d perturbations", done, total))
 	})
+	p.end()
 	if err != nil {
 		return err
 	}
