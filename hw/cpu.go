@@ -127,14 +127,15 @@ func (m cpuModel) trainStep(w *Workload, batch int) float64 {
 }
 
 // inference returns one actor's policy evaluation on one core for batch
-// observations (000 §IV-A: each actor on one core): per layer of the nets
-// it evaluates (Workload.InferenceNets) the forward GEMM and its
-// activation, as a training step's forward pass runs them.
+// observations (000 §IV-A: each actor on one core): the forward ops of
+// every layer of the nets it evaluates (Workload.InferenceNets), as a
+// training step's forward pass runs them.
 func (m cpuModel) inference(w *Workload, batch int) float64 {
 	t := 0.0
-	for _, n := range w.Nets[:min(max(w.InferenceNets, 1), len(w.Nets))] {
+	lw := m.lowering()
+	for _, n := range w.Nets[:w.inferenceNets()] {
 		for _, l := range n.Layers {
-			t += m.opSeconds(op{gemm: l.GEMM(batch)}, 1) + m.opSeconds(op{elems: int64(batch) * l.Outputs(), act: l.Act}, 1)
+			forwardOps(l, batch, lw, func(o op) { t += m.opSeconds(o, 1) })
 		}
 	}
 	return t

@@ -109,7 +109,8 @@ func TestTiledGEMMThreadsShareTiles(t *testing.T) {
 // 16 filters of 3x3, stride 1, is per sample an im2col of 9 x 16 elements
 // and one GEMM of 16 rows (the filters), 16 columns (the output pixels)
 // and a reduction of 9: one full-width tile of 6 rows and one of 4, twice
-// for 2 samples. The roofline CPU charges the one batched GEMM.
+// for 2 samples; an inference runs the same. The roofline CPU charges the
+// one batched GEMM.
 func TestConvLoweredPerSample(t *testing.T) {
 	conv := Layer{Kind: Conv, In: 1, Out: 16, Kernel: 3, Stride: 1, InH: 6, InW: 6}
 	w := Workload{Nets: []Net{{Layers: []Layer{conv}, FW: 1}}}
@@ -125,6 +126,11 @@ func TestConvLoweredPerSample(t *testing.T) {
 	rest := m.elementwiseSeconds(op{elems: 2 * 16 * 16}, 1) + priorityOps*m.elementwiseSeconds(op{elems: 2}, 1)
 	if want := gemm + unroll + rest; math.Abs(got/want-1) > 1e-12 {
 		t.Errorf("lowered forward: %g s, want GEMMs %g + im2col %g + elementwise %g", got, gemm, unroll, rest)
+	}
+
+	// An actor's inference runs the same forward pass.
+	if got, want := m.inference(&w, 2), gemm+unroll+m.elementwiseSeconds(op{elems: 2 * 16 * 16}, 1); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("lowered inference: %g s, want %g s", got, want)
 	}
 
 	roofline := cpuModel{s: &CPUSpec{Cores: 1, ClockGHz: 1, PeakGFLOPS: 32, MemBWGBs: 10, L2KB: 1024}, hz: 1e9}

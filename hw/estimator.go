@@ -284,12 +284,6 @@ func (e *Estimator) GPUExecSeconds(batch int) (float64, error) {
 		return 0, fmt.Errorf("hw: batch %d: must be >= 1", batch)
 	}
 	t := 0.0
-	forEachOp(&e.w, batch, lowering{}, func(o op) {
-		if o.gemm.A > 0 {
-			t += e.gpu.gemmSeconds(o.gemm)
-		} else {
-			t += o.bytes() / (e.gpu.s.MemBWGBs * 1e9)
-		}
-	})
+	forEachOp(&e.w, batch, lowering{}, func(o op) { t += e.gpu.execSeconds(o) })
 	return t, nil
 }

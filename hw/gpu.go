@@ -31,13 +31,16 @@ func (m gpuModel) gemmSeconds(d GEMMDims) float64 {
 // launch and its execution (003 §2.4: launch and synchronization dominate
 // small networks).
 func (m gpuModel) opSeconds(o op) float64 {
-	var exec float64
+	return max(m.s.LaunchUS*1e-6, m.execSeconds(o))
+}
+
+// execSeconds is an op's execution on the GPU, without its launch: a GEMM
+// in tile waves, an elementwise op at the memory bandwidth.
+func (m gpuModel) execSeconds(o op) float64 {
 	if o.gemm.A > 0 {
-		exec = m.gemmSeconds(o.gemm)
-	} else {
-		exec = o.bytes() / (m.s.MemBWGBs * 1e9)
+		return m.gemmSeconds(o.gemm)
 	}
-	return max(m.s.LaunchUS*1e-6, exec)
+	return o.bytes() / (m.s.MemBWGBs * 1e9)
 }
 
 // trainStep returns one gradient step plus one synchronization to read the

@@ -135,32 +135,38 @@ func (s *CPUSpec) validate(c *checker, at string) {
 	c.floatIn(at+".parallel_region_us", s.ParallelRegionUS, 0, 1e5)
 	c.floatIn(at+".handoff_us", s.HandoffUS, 0, 1e5)
 	c.floatIn(at+".elementwise_gbs", s.ElementwiseGBs, 0, 1e6)
-	if a := s.Activations; a != nil {
-		g := at + ".activations"
-		c.floatIn(g+".relu_ns", a.ReLUNS, 0, 1e4)
-		c.floatIn(g+".relu_backward_ns", a.ReLUBackwardNS, 0, 1e4)
-		c.floatIn(g+".tanh_ns", a.TanhNS, 0, 1e4)
-		c.floatIn(g+".tanh_backward_ns", a.TanhBackwardNS, 0, 1e4)
+	if s.Activations != nil {
+		s.Activations.validate(c, at+".activations")
 	}
-	if k := s.GEMMKernel; k != nil {
-		g := at + ".gemm_kernel"
-		c.intIn(g+".simd_lanes", k.SIMDLanes, 1, 64)
-		c.intIn(g+".fma_units", k.FMAUnits, 1, 16)
-		c.intIn(g+".fma_latency_cycles", k.FMALatencyCycles, 1, 100)
-		c.intIn(g+".tile_rows", k.TileRows, 1, 64)
-		c.intIn(g+".tile_cols", k.TileCols, 1, 1024)
-		c.intIn(g+".block_k", k.BlockK, 1, 1<<20)
-		c.floatIn(g+".tile_ns", k.TileNS, 0, 1e6)
-		c.floatIn(g+".im2col_ns", k.Im2colNS, 0, 1e6)
-		c.intIn(g+".accumulator_registers", k.AccumulatorRegs, 0, 1024)
-		if k.SIMDLanes >= 1 && k.TileCols%k.SIMDLanes != 0 {
-			c.add(g+".tile_cols", "%s.tile_cols = %d must be a multiple of simd_lanes = %d", g, k.TileCols, k.SIMDLanes)
-		}
+	if s.GEMMKernel != nil {
+		s.GEMMKernel.validate(c, at+".gemm_kernel")
 	}
 	c.intIn(at+".train_threads", s.TrainThreads, 1, s.Cores)
 	c.intIn(at+".rmm_threads", s.RMMThreads, 1, s.Cores)
 	if !(s.L1LatencyCycles <= s.L2LatencyCycles && s.L2LatencyCycles <= s.LLCLatencyCycles && s.LLCLatencyCycles <= s.DRAMLatencyCycles) {
 		c.add(at+".dram_latency_cycles", "%s cache latencies must not decrease from L1 to DRAM (got %g, %g, %g, %g)", at, s.L1LatencyCycles, s.L2LatencyCycles, s.LLCLatencyCycles, s.DRAMLatencyCycles)
+	}
+}
+
+func (a *ActivationSpec) validate(c *checker, at string) {
+	c.floatIn(at+".relu_ns", a.ReLUNS, 0, 1e4)
+	c.floatIn(at+".relu_backward_ns", a.ReLUBackwardNS, 0, 1e4)
+	c.floatIn(at+".tanh_ns", a.TanhNS, 0, 1e4)
+	c.floatIn(at+".tanh_backward_ns", a.TanhBackwardNS, 0, 1e4)
+}
+
+func (k *GEMMKernelSpec) validate(c *checker, at string) {
+	c.intIn(at+".simd_lanes", k.SIMDLanes, 1, 64)
+	c.intIn(at+".fma_units", k.FMAUnits, 1, 16)
+	c.intIn(at+".fma_latency_cycles", k.FMALatencyCycles, 1, 100)
+	c.intIn(at+".tile_rows", k.TileRows, 1, 64)
+	c.intIn(at+".tile_cols", k.TileCols, 1, 1024)
+	c.intIn(at+".block_k", k.BlockK, 1, 1<<20)
+	c.floatIn(at+".tile_ns", k.TileNS, 0, 1e6)
+	c.floatIn(at+".im2col_ns", k.Im2colNS, 0, 1e6)
+	c.intIn(at+".accumulator_registers", k.AccumulatorRegs, 0, 1024)
+	if k.SIMDLanes >= 1 && k.TileCols%k.SIMDLanes != 0 {
+		c.add(at+".tile_cols", "%s.tile_cols = %d must be a multiple of simd_lanes = %d", at, k.TileCols, k.SIMDLanes)
 	}
 }
 

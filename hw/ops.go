@@ -72,13 +72,31 @@ type lowering struct {
 // gemmCalls returns the number of GEMM calls of o.
 func (o op) gemmCalls() int64 { return max(o.calls, 1) }
 
+// forwardOps calls f for the ops of layer l's forward pass on batch
+// samples: its GEMM (with lw.im2col a convolution's per-sample GEMMs after
+// the unrolling) and its activation. A training step's forward pass and an
+// actor's inference run the same.
+func forwardOps(l Layer, batch int, lw lowering, f func(op)) {
+	if lw.im2col && l.Kind == Conv {
+		// Y[Cout x P] = W[Cout x K2] cols[K2 x P], per sample.
+		f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
+		f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Reduction(), C: l.Out}, calls: int64(batch)})
+	} else {
+		f(op{gemm: l.GEMM(batch)})
+	}
+	f(op{elems: int64(batch) * l.Outputs(), act: l.Act})
+}
+
 // forEachOp calls f for every framework op of one gradient step on batch
-// samples. Per layer: a forward pass is a GEMM plus an activation; an
-// input-gradient pass (layers 2..L) a GEMM plus the activation derivative; a
-// weight-gradient pass a GEMM plus a bias reduction. Trained nets then run
-// Adam on their two tensors per layer; target nets get Polyak updates when
-// the algorithm uses them. lw says how the framework runs them (lowering).
-// f must not retain the op.
+// samples. Per layer: a forward pass is a GEMM plus an activation
+// (forwardOps); an input-gradient pass (layers 2..L) a GEMM plus the
+// activation derivative; a weight-gradient pass a GEMM plus a bias
+// reduction. With lw.im2col a convolution's passes are per-sample GEMMs
+// with the im2col unrolling (forward, weight gradient) or the col2im
+// folding (input gradient) as ops of their own. Trained nets then run Adam,
+// 9 ops per parameter tensor or, with lw.fused, one Adam and one zeroing
+// kernel per net; target nets get Polyak updates when the algorithm uses
+// them. f must not retain the op.
 //
 // GEMMDims are in the convention of 003 Eq. 5 (a x b times b x c); for the
 // tiled CPU model c is the dimension core/nn's row-major GEMM tiles in rows
@@ -87,14 +105,7 @@ func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 	for _, n := range w.Nets {
 		for range n.FW {
 			for _, l := range n.Layers {
-				if lw.im2col && l.Kind == Conv {
-					// Y[Cout x P] = W[Cout x K2] cols[K2 x P], per sample.
-					f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
-					f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Reduction(), C: l.Out}, calls: int64(batch)})
-				} else {
-					f(op{gemm: l.GEMM(batch)})
-				}
-				f(op{elems: int64(batch) * l.Outputs(), act: l.Act})
+				forwardOps(l, batch, lw, f)
 			}
 		}
 		for range n.BW {

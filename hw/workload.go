@@ -200,6 +200,10 @@ type Workload struct {
 	EnvStepUS float64
 }
 
+// inferenceNets returns how many of Nets an actor's inference evaluates:
+// InferenceNets, or the first alone when it is 0.
+func (w *Workload) inferenceNets() int { return max(w.InferenceNets, 1) }
+
 // TreeHeight returns H, the number of levels below the root of a K-ary sum
 // tree with Capacity leaves: ceil(log_K Capacity), at least 1.
 func (w *Workload) TreeHeight() int {
@@ -284,6 +288,8 @@ func (w *Workload) Validate() error {
 		return fmt.Errorf("fanout %d is not allowed: fanout must be 2..%d", w.Fanout, MaxFanout)
 	case w.Actors < 1 || w.Actors > MaxActors:
 		return fmt.Errorf("actors %d is out of range: must be 1..%d", w.Actors, MaxActors)
+	case w.InferenceNets < 0 || w.InferenceNets > len(w.Nets):
+		return fmt.Errorf("workload %q: inference of %d networks: it has %d (0 means the first)", w.Name, w.InferenceNets, len(w.Nets))
 	case w.DataPointBytes < 1:
 		return fmt.Errorf("data point size %d bytes is out of range: must be >= 1", w.DataPointBytes)
 	case w.EnvStepsPerStep < 0:

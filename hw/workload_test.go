@@ -58,6 +58,8 @@ func TestValidateNamesTheLoopFields(t *testing.T) {
 		{func(w *Workload) { w.Depth = MaxBatch + 1 }, []string{"D = 16777217", "0..16777216"}},
 		{func(w *Workload) { w.DataQueue = -3 }, []string{"-3 batches", ">= 0"}},
 		{func(w *Workload) { w.QueueSampleBytes = -4 }, []string{"-4 bytes", ">= 0"}},
+		{func(w *Workload) { w.InferenceNets = 2 }, []string{"inference of 2 networks", "it has 1"}},
+		{func(w *Workload) { w.InferenceNets = -1 }, []string{"inference of -1 networks"}},
 	} {
 		w := Workload{Name: "w", Nets: []Net{{Name: "q", Layers: []Layer{{Kind: Dense, In: 4, Out: 2}}, FW: 1}},
 			Batch: 32, Capacity: 1000, Fanout: 2, Actors: 1, DataPointBytes: 40}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -150,9 +151,14 @@ func (s *OffPolicy) RemapAuto() error {
 }
 
 // stepCosts are the seconds of one gradient step's primitives under a
-// mapping; they depend only on the batch, so they are computed once per
+// mapping, and its crossings (dse.LoopCrossings) with their thread
+// hand-offs; they depend only on the batch, so they are computed once per
 // mapping.
-type stepCosts struct{ sample, update, train, gather float64 }
+type stepCosts struct {
+	sample, update, train, gather float64
+	crossings                     [3]dse.Crossing
+	handoffs                      [3]float64
+}
 
 // costsOf computes the step's costs under m, changing nothing.
 func (s *OffPolicy) costsOf(m hw.Mapping) (stepCosts, error) {
@@ -169,6 +175,10 @@ func (s *OffPolicy) costsOf(m hw.Mapping) (stepCosts, error) {
 		}
 	}
 	c.gather = float64(s.pl.Workload.BatchBytes(s.batch)) / (s.pl.Platform.MemBWGBs(m.Storage) * 1e9)
+	c.crossings = dse.LoopCrossings(&s.pl.Workload, m, s.batch)
+	for i, x := range c.crossings {
+		c.handoffs[i] = x.Handoff(e)
+	}
 	return c, nil
 }
 
@@ -183,6 +193,13 @@ func (s *OffPolicy) use(m hw.Mapping, c stepCosts) {
 		s.rmm = s.units.get(m.RMM, "RMM")
 	}
 	s.storage = s.units.get(m.Storage, "storage")
+}
+
+// cross charges crossing i of the step's chain (stepCosts.crossings),
+// ready at ready, and returns when its message is taken up.
+func (s *OffPolicy) cross(i int, ready float64) float64 {
+	c := s.costs.crossings[i]
+	return s.transfer(c.From, c.To, c.Bytes, ready) + s.costs.handoffs[i]
 }
 
 // transfer charges moving bytes from device a to device b, ready at ready.
@@ -205,8 +222,6 @@ func (s *OffPolicy) transfer(a, b hw.Kind, bytes int64, ready float64) float64 {
 // platform, they set the pace. Data the actors charged beyond that need,
 // as they do when the host's learner is slow, does not hold it back.
 func (s *OffPolicy) GradientStep() float64 {
-	m := s.pl.Mapping
-	b := int64(s.batch)
 	d := int64(s.depth)
 	for ; s.sampled < s.step+d; s.sampled++ {
 		ready := s.storedBy(s.starts + (max(s.sampled-d+1, 0)+1)*s.interval)
@@ -214,14 +229,13 @@ func (s *OffPolicy) GradientStep() float64 {
 			ready = max(ready, s.updated[s.sampled%d]) // the update of step sampled-D
 		}
 		_, t := s.rmm.run(ready, s.costs.sample)
-		t = s.transfer(m.RMM, m.Storage, 4*b, t)
+		t = s.cross(0, t) // the indices to the storage
 		_, t = s.storage.run(t, s.costs.gather)
-		t = s.transfer(m.Storage, m.Learner, s.pl.Workload.BatchBytes(s.batch), t)
-		s.arrived[s.sampled%d] = t + s.pl.Est.Handoff(m.Storage, m.Learner)
+		s.arrived[s.sampled%d] = s.cross(1, t) // the rows to the learner
 	}
 	slot := s.step % d
 	_, t := s.learner.run(s.arrived[slot], s.costs.train)
-	t = s.transfer(m.Learner, m.RMM, 8*b, t) + s.pl.Est.Handoff(m.Learner, m.RMM)
+	t = s.cross(2, t) // the indices and new priorities back
 	_, t = s.rmm.run(t, s.costs.update)
 	s.updated[slot] = t
 	s.lastEnd = t

@@ -73,6 +73,7 @@ type PPO struct {
 	accel    *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
 	heppo    *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
 	tEnv     float64          // one environment step on an actor core
+	tInfer   float64          // the inference of one vector step (Envs observations)
 	tGAE     [hw.NumKinds]float64
 	tTrain   [hw.NumKinds]float64
 	units    platformUnits
@@ -106,6 +107,7 @@ func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
 	if s.tEnv, err = s.est.Seconds(hw.CPU, hw.EnvStep, 1); err != nil {
 		return nil, fmt.Errorf("sim: %s: actor step: %w", it.Name, err)
 	}
+	s.tInfer = s.inference(it.Envs)
 	s.costs()
 	s.mapping = s.Auto()
 	return s, nil
@@ -224,7 +226,7 @@ func (s *PPO) phases(m hw.Mapping) ppoPhases {
 	bytes := int64(it.Samples()) * it.rowBytes()
 	move := s.est.CrossingSeconds
 	return ppoPhases{
-		actors: float64(it.Horizon) * (float64(perCore)*s.tEnv + s.inference(it.Envs)),
+		actors: float64(it.Horizon) * (float64(perCore)*s.tEnv + s.tInfer),
 		pcie: move(hw.CPU, m.Storage, bytes) + move(m.Storage, m.GAE(), bytes) + move(m.GAE(), m.Learner, bytes) +
 			move(m.Learner, hw.CPU, int64(4*it.Params)),
 		gae:     s.tGAE[m.GAE()],
@@ -294,7 +296,11 @@ func (s *PPO) EnvSteps(n int) {
 // Inference charges the policy's inference for n observations on the
 // first actor core.
 func (s *PPO) Inference(n int) {
-	_, s.ready = s.units.actors[0].run(s.ready, s.inference(n))
+	t := s.tInfer // the trainer's rollout: one row per environment
+	if n != s.it.Envs {
+		t = s.inference(n)
+	}
+	_, s.ready = s.units.actors[0].run(s.ready, t)
 }
 
 // Store charges storing n steps of the rollout on the storage device.

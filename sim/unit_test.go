@@ -85,3 +85,31 @@ func TestChargingAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestArrivalsStayBounded: in a run's steady state, actors charging data
+// and gradient steps consuming it, the clock's record of arrivals stops
+// growing: charging allocates nothing over a long run, which AllocsPerRun,
+// rounding an occasional regrowth down to 0, cannot show.
+func TestArrivalsStayBounded(t *testing.T) {
+	w := hopperDDPG(t, 256)
+	w.Depth, w.Actors = 8, 4
+	pl, err := Place(defaultPlatform(t), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := NewOffPolicy(pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := func() {
+		off.ActorSteps(w.InsertsPerStep())
+		off.GradientStep()
+	}
+	for range 1000 {
+		step()
+	}
+	warm := cap(off.arrivals)
+	if n := testing.AllocsPerRun(20000, step); n != 0 || cap(off.arrivals) != warm {
+		t.Errorf("steady state: %v allocations per step, arrivals capacity %d after warm-up, %d after 20000 steps", n, warm, cap(off.arrivals))
+	}
+}

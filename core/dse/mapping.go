@@ -47,7 +47,7 @@ type Eval struct {
 	// for the update of step k-D, so D steps take at least LoopS and the
 	// loop bounds the rate at D / LoopS. LatencyS is the part of LoopS
 	// that is PCIe transfer latency, the part 000 §V-A hides by sampling
-	// ahead.
+	// ahead (the CPU's thread hand-offs, also in LoopS, are not in it).
 	LoopS, LatencyS float64
 	// Depth is the D the loop ran with.
 	Depth int
@@ -101,25 +101,12 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	}
 	// One step's chain, as the simulated clock runs it (sim.OffPolicy):
 	// sampling and update (the RMM column), the gather, training and the
-	// three crossings between them; the two to and from the learner's
-	// thread are hand-offs on the CPU.
+	// three crossings between them.
 	ev.LoopS = ev.RMMS + ev.StorageS + t.Seconds[Learner][m.Learner]
-	for _, c := range []struct {
-		from, to hw.Kind
-		bytes    int64
-		handoff  bool
-	}{
-		{m.RMM, m.Storage, 4 * int64(b), false},       // sampled indices
-		{m.Storage, m.Learner, w.BatchBytes(b), true}, // sampled data
-		{m.Learner, m.RMM, 8 * int64(b), true},        // indices and new priorities
-	} {
-		move(c.from, c.to, c.bytes)
-		var handoff float64
-		if c.handoff {
-			handoff = e.Handoff(c.from, c.to)
-		}
-		ev.LoopS += e.CrossingSeconds(c.from, c.to, c.bytes) + handoff
-		ev.LatencyS += e.CrossingLatency(c.from, c.to) + handoff
+	for _, c := range LoopCrossings(w, m, b) {
+		move(c.From, c.To, c.Bytes)
+		ev.LoopS += e.CrossingSeconds(c.From, c.To, c.Bytes) + c.Handoff(e)
+		ev.LatencyS += e.CrossingLatency(c.From, c.To)
 	}
 	inserts := int64(w.InsertsPerStep())
 	move(hw.CPU, m.Storage, inserts*int64(w.DataPointBytes)) // inserted data
@@ -270,4 +257,36 @@ func PlaceStorage(p *hw.Platform, w *hw.Workload, learner, rmm hw.Kind, batch in
 		return best, fmt.Errorf("the storage of %.1f GB fits no device of %s", need, p.Name)
 	}
 	return best, nil
+}
+
+// Crossing is one message of a gradient step's chain, Bytes from a unit
+// on device From to one on To. Learner marks the two that reach or leave
+// the learner, which runs on a thread of its own: on the CPU each pays a
+// thread hand-off.
+type Crossing struct {
+	From, To hw.Kind
+	Bytes    int64
+	Learner  bool
+}
+
+// Handoff returns the crossing's thread hand-off on e's platform
+// (hw.Estimator.Handoff), 0 for one that does not reach the learner.
+func (c Crossing) Handoff(e *hw.Estimator) float64 {
+	if !c.Learner {
+		return 0
+	}
+	return e.Handoff(c.From, c.To)
+}
+
+// LoopCrossings returns the three crossings of one gradient step of batch
+// b under m, in the order the step runs them: the sampled indices from the
+// RMM to the storage (the RMM gathers on its own thread), the sampled rows
+// to the learner, and the indices and new priorities back to the RMM.
+// Evaluate and sim.OffPolicy both charge this chain.
+func LoopCrossings(w *hw.Workload, m hw.Mapping, b int) [3]Crossing {
+	return [3]Crossing{
+		{m.RMM, m.Storage, 4 * int64(b), false},
+		{m.Storage, m.Learner, w.BatchBytes(b), true},
+		{m.Learner, m.RMM, 8 * int64(b), true},
+	}
 }
