@@ -181,6 +181,16 @@ func TestNotATerminal(t *testing.T) {
 }
 
 func TestPresetsCommand(t *testing.T) {
+	config := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", config)
+	t.Setenv("AppData", config)
+	t.Setenv("HOME", config)
+	if err := os.MkdirAll(engine.UserDevicesDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(engine.HostPlatformPath(), []byte("name: host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"presets"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
@@ -192,6 +202,9 @@ func TestPresetsCommand(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "device platforms: heppo-zcu106, table-iv") {
 		t.Errorf("presets lacks the device platforms:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "your platforms: host (in "+engine.UserDevicesDir()+")") {
+		t.Errorf("presets lacks your platforms:\n%s", stdout.String())
 	}
 	// --print writes an embedded file, which parses as what it is.
 	stdout.Reset()

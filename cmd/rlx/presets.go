@@ -61,6 +61,9 @@ preset or device platform to stdout, to copy and edit:
 			}
 			fmt.Fprintf(out, "\ndevice platforms: %s (devices: NAME in a run, or --devices NAME for rlx dse)\n",
 				strings.Join(presets.DeviceNames(), ", "))
+			if yours := engine.UserDeviceNames(); len(yours) > 0 {
+				fmt.Fprintf(out, "your platforms: %s (in %s)\n", strings.Join(yours, ", "), engine.UserDevicesDir())
+			}
 			return nil
 		},
 	}

@@ -188,7 +188,7 @@ README.md.`,
 	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
 	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")
 	f.StringArrayVar(&sets, "set", nil, "set a field of the run, `FIELD=VALUE` with FIELD its YAML name, e.g. batch=256, mapping=C-C-C, env=Pendulum-v1 (repeatable; overrides the preset)")
-	f.StringVar(&devices, "devices", "", "the device platform the run is charged to: an embedded `name` (rlx hw), one of yours in rlx/devices (host: rlx calibrate) or a YAML file (overrides the preset)")
+	f.StringVar(&devices, "devices", "", "the device platform the run is charged to: an embedded `name` (rlx presets lists them), one of yours in rlx/devices (host: rlx calibrate) or a YAML file (overrides the preset)")
 	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+"; a walkthrough or experiment: "+StepsSchema+")")
 	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
 	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")

@@ -162,8 +162,8 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 			}
 		})
 	}
-	if n < 9 {
-		t.Errorf("%d walkthroughs and experiments, want at least 9", n)
+	if n < 10 {
+		t.Errorf("%d walkthroughs and experiments, want at least 10", n)
 	}
 	if !raceEnabled {
 		if _, err := engine.LoadPlatform(engine.HostDevices); err != nil {
