@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -269,5 +270,38 @@ func TestMeasureActivationsAndHandoff(t *testing.T) {
 	}
 	if _, _, err := MeasureHandoff(ctx, 1001); err == nil || !strings.Contains(err.Error(), "1..1000") {
 		t.Errorf("hand-off, 1001 rounds: %v", err)
+	}
+}
+
+// TestMeasureClockAndGEMMRate: on x86-64 the multiply chain counts real
+// cycles, so the clock lands within what any core runs at (a chain the
+// compiler had folded would read several times too fast); elsewhere the
+// probe says it has no clock. The GEMM rate is positive; rounds out of
+// range are refused.
+func TestMeasureClockAndGEMMRate(t *testing.T) {
+	ctx := context.Background()
+	ghz, tm, err := MeasureClock(ctx, 3)
+	switch {
+	case runtime.GOARCH != "amd64":
+		if !errors.Is(err, ErrNoClockProbe) {
+			t.Errorf("%s: err %v, want ErrNoClockProbe", runtime.GOARCH, err)
+		}
+	case err != nil:
+		t.Fatal(err)
+	case !(ghz > 0.3 && ghz < 7) || tm.Repeats != 3:
+		t.Errorf("clock %.2f GHz, timing %+v; want 0.3..7 GHz over 3 rounds", ghz, tm)
+	}
+	gflops, gt, err := MeasureGEMMRate(ctx, 3, testMinTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(gflops > 0) || gt.Repeats != 3 {
+		t.Errorf("GEMM %g GFLOPS, timing %+v; want > 0 over 3 rounds", gflops, gt)
+	}
+	if _, _, err := MeasureClock(ctx, 0); err == nil || !strings.Contains(err.Error(), "1..1000") {
+		t.Errorf("clock, 0 rounds: %v", err)
+	}
+	if _, _, err := MeasureGEMMRate(ctx, 1001, testMinTime); err == nil || !strings.Contains(err.Error(), "1..1000") {
+		t.Errorf("GEMM rate, 1001 rounds: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -80,6 +81,20 @@ type Result struct {
 	// and the kernel's FMA width give; above 1 when the core runs faster
 	// than the clock the system reports (turbo).
 	Efficiency float64 `json:"efficiency"`
+	// ClockGHz is the clock one busy core runs at (MeasureClock), turbo
+	// included; 0 where rlx has no clock probe. ClockTiming is its timing
+	// (of one cycle).
+	ClockGHz    float64 `json:"clock_ghz"`
+	ClockTiming Timing  `json:"clock_timing"`
+	// GEMMGFLOPS is the rate of a large GEMM on one core (MeasureGEMMRate),
+	// GEMMTiming the timing of one such GEMM, and GEMMEfficiency the rate
+	// over the peak of the measured clock and the kernel's FMA width: the
+	// fraction of the peak a tuned GEMM sustains, which docs/models.md
+	// carries to Table IV's processor (its cpu.derived_rate). 0 without a
+	// measured clock.
+	GEMMGFLOPS     float64 `json:"gemm_gflops"`
+	GEMMTiming     Timing  `json:"gemm_timing"`
+	GEMMEfficiency float64 `json:"gemm_efficiency"`
 	// Fitted are the points the fit saw, Heldout those it did not see.
 	Fitted  []Point `json:"fitted"`
 	Heldout []Point `json:"heldout"`
@@ -148,7 +163,7 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Rounds = rounds
 	fit, held, other := probes(opt.Quick)
 	all := slices.Concat(fit, held, other)
-	total := 5 + rounds*len(all)
+	total := 7 + rounds*len(all)
 	done := 0
 	step := func(what string) {
 		done++
@@ -187,6 +202,18 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	res.HandoffTiming = ht
 	step("thread hand-off")
+	switch ghz, ct, err := MeasureClock(ctx, 2*rounds+1); {
+	case errors.Is(err, ErrNoClockProbe):
+	case err != nil:
+		return nil, err
+	default:
+		res.ClockGHz, res.ClockTiming = ghz, ct
+	}
+	step("core clock")
+	if res.GEMMGFLOPS, res.GEMMTiming, err = MeasureGEMMRate(ctx, 2*rounds+1, minTime); err != nil {
+		return nil, err
+	}
+	step("GEMM rate")
 
 	times := make([][]float64, len(all))
 	for range rounds {
@@ -216,6 +243,9 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	}
 	res.CPU = res.Fit.Spec(base, 1)
 	res.Efficiency = res.Fit.CoreGFLOPS / (res.Host.ClockGHz * float64(res.CPU.GEMMKernel.PeakFlopsPerCycle()))
+	if res.ClockGHz > 0 {
+		res.GEMMEfficiency = res.GEMMGFLOPS / (res.ClockGHz * float64(res.CPU.GEMMKernel.PeakFlopsPerCycle()))
+	}
 
 	point := func(p probe, t Timing) (Point, error) {
 		pred, err := p.predict(res.CPU)

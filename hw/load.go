@@ -141,6 +141,11 @@ func (s *CPUSpec) validate(c *checker, at string) {
 	if s.GEMMKernel != nil {
 		s.GEMMKernel.validate(c, at+".gemm_kernel")
 	}
+	if d := s.DerivedRate; d != nil {
+		c.intIn(at+".derived_rate.physical_cores", d.PhysicalCores, 1, max(1, s.Cores))
+		c.intIn(at+".derived_rate.flops_per_cycle", d.FlopsPerCycle, 1, 1024)
+		c.floatIn(at+".derived_rate.gemm_efficiency", d.GEMMEfficiency, 0.01, 1)
+	}
 	c.intIn(at+".train_threads", s.TrainThreads, 1, s.Cores)
 	c.intIn(at+".rmm_threads", s.RMMThreads, 1, s.Cores)
 	if !(s.L1LatencyCycles <= s.L2LatencyCycles && s.L2LatencyCycles <= s.LLCLatencyCycles && s.LLCLatencyCycles <= s.DRAMLatencyCycles) {

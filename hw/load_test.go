@@ -26,6 +26,18 @@ func TestParsePresets(t *testing.T) {
 	if p.CPU.Cores != 56 || p.GPU.PeakGFLOPS != 12150 || len(p.FPGA.SLRs) != 3 || p.Link.GBs != 16 {
 		t.Errorf("Table IV preset: cores %d, GPU %g GFLOPS, %d SLRs, PCIe %g GB/s", p.CPU.Cores, p.GPU.PeakGFLOPS, len(p.FPGA.SLRs), p.Link.GBs)
 	}
+	// The derived reading: 28 cores x 2.2 GHz x 32 FLOP/cycle x 0.83, one
+	// thread per core; the literal one is what the models run on.
+	d, ok := p.CPU.Derived()
+	if want := 28 * 2.2 * 32 * 0.83; !ok || d.Cores != 28 || d.TrainThreads != 16 || d.RMMThreads != 1 || d.PeakGFLOPS < want*(1-1e-12) || d.PeakGFLOPS > want*(1+1e-12) {
+		t.Errorf("derived CPU: ok %v, %d cores, %d+%d threads, %g GFLOPS; want 28 cores, 16+1 threads, %g GFLOPS", ok, d.Cores, d.TrainThreads, d.RMMThreads, d.PeakGFLOPS, want)
+	}
+	if p.CPU.PeakGFLOPS != 40 || p.CPU.Cores != 56 {
+		t.Errorf("Derived changed the spec it was called on: %g GFLOPS, %d cores", p.CPU.PeakGFLOPS, p.CPU.Cores)
+	}
+	if _, ok := (CPUSpec{}).Derived(); ok {
+		t.Error("a CPU without derived_rate has a derived reading")
+	}
 }
 
 // TestParseRejects edits the preset and checks that each bad value is
@@ -44,6 +56,8 @@ func TestParseRejects(t *testing.T) {
 		{"not a number", "sms: 30 ", "sms: thirty ", []string{"sms"}},
 		{"threads beyond cores", "train_threads: 16 ", "train_threads: 100 ", []string{"cpu.train_threads = 100", "1..56"}},
 		{"empty tiles", "gemm_tiles: [32, 64, 128]", "gemm_tiles: []", []string{"gpu.gemm_tiles is empty"}},
+		{"efficiency above 1", "gemm_efficiency: 0.83 ", "gemm_efficiency: 1.5 ", []string{"cpu.derived_rate.gemm_efficiency = 1.5", "0.01..1", "table-iv.yaml:15:22"}},
+		{"more cores than threads", "physical_cores: 28 ", "physical_cores: 57 ", []string{"cpu.derived_rate.physical_cores = 57", "1..56"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

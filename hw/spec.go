@@ -44,6 +44,12 @@ type CPUSpec struct {
 	ClockGHz float64 `yaml:"clock_ghz"`
 	// PeakGFLOPS is the fp32 rate of the whole CPU as Table IV gives it.
 	PeakGFLOPS float64 `yaml:"peak_gflops"`
+	// DerivedRate, when given, is the other reading of that rate: the
+	// processor's documented per-core resources times a measured
+	// efficiency (docs/models.md, "How Table IV's CPU figure is read").
+	// The models run on PeakGFLOPS; rlx dse --sensitivity reports what the
+	// derived reading would move (CPUSpec.Derived).
+	DerivedRate *DerivedRateSpec `yaml:"derived_rate"`
 	// MemBWGBs is the DRAM bandwidth in GB/s.
 	MemBWGBs float64 `yaml:"mem_bw_gbs"`
 	// MemoryGB is the DRAM capacity that can hold the data storage.
@@ -166,6 +172,43 @@ type GEMMKernelSpec struct {
 	// each convolution that way, per sample; 0 charges the unrolling as an
 	// elementwise op instead.
 	Im2colNS float64 `yaml:"im2col_ns"`
+}
+
+// DerivedRateSpec derives a CPU's sustained fp32 rate from what its
+// vendor documents and what a tuned GEMM measures: PhysicalCores x the
+// CPU's ClockGHz x FlopsPerCycle x GEMMEfficiency.
+type DerivedRateSpec struct {
+	// PhysicalCores counts cores, not hardware threads: two threads of
+	// one core share its FMA units.
+	PhysicalCores int `yaml:"physical_cores"`
+	// FlopsPerCycle is one core's fp32 peak per cycle: 2 x SIMD lanes x
+	// FMA units.
+	FlopsPerCycle int `yaml:"flops_per_cycle"`
+	// GEMMEfficiency is the fraction of that peak a tuned GEMM sustains
+	// on a large product, as rlx calibrate measures it (gemm_efficiency).
+	GEMMEfficiency float64 `yaml:"gemm_efficiency"`
+}
+
+// GFLOPS is the derived rate of the whole CPU at clockGHz.
+func (d *DerivedRateSpec) GFLOPS(clockGHz float64) float64 {
+	return float64(d.PhysicalCores) * clockGHz * float64(d.FlopsPerCycle) * d.GEMMEfficiency
+}
+
+// Derived returns the CPU under the derived reading of its rate: the
+// whole-CPU rate from DerivedRate and one thread per physical core, so
+// that a learner of TrainThreads threads gets TrainThreads cores' share;
+// and whether the spec has that reading. The thread counts are capped at
+// the physical cores.
+func (s CPUSpec) Derived() (CPUSpec, bool) {
+	d := s.DerivedRate
+	if d == nil {
+		return s, false
+	}
+	s.PeakGFLOPS = d.GFLOPS(s.ClockGHz)
+	s.Cores = d.PhysicalCores
+	s.TrainThreads = min(s.TrainThreads, s.Cores)
+	s.RMMThreads = min(s.RMMThreads, s.Cores)
+	return s, true
 }
 
 // PeakFlopsPerCycle is the fp32 flops one core's FMA units can issue per

@@ -165,6 +165,12 @@ func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 	fmt.Fprintf(out, "Per element: ReLU %s, its derivative %s, tanh %s, its derivative %s. Thread hand-off %s (spread %.2f).\n",
 		units.Seconds(r.Activations.ReLU.Seconds), units.Seconds(r.Activations.ReLUBackward.Seconds), units.Seconds(r.Activations.Tanh.Seconds), units.Seconds(r.Activations.TanhBackward.Seconds),
 		units.Seconds(r.HandoffTiming.Seconds), r.HandoffTiming.Spread)
+	if r.ClockGHz > 0 {
+		fmt.Fprintf(out, "A busy core runs at %.2f GHz (spread %.2f); a %dx%[3]dx%[3]d GEMM sustains %.1f GFLOPS on it, %.2f of that clock's peak (the measured efficiency of docs/models.md).\n",
+			r.ClockGHz, r.ClockTiming.Spread, calibrate.GEMMRateSize, r.GEMMGFLOPS, r.GEMMEfficiency)
+	} else {
+		fmt.Fprintf(out, "A %dx%[1]dx%[1]d GEMM sustains %.1f GFLOPS on one core (no clock probe on this architecture, so no efficiency).\n", calibrate.GEMMRateSize, r.GEMMGFLOPS)
+	}
 	fmt.Fprintf(out, "Fit: one core sustains %.1f GFLOPS on full tiles (%.2fx the reported clock's peak), %.3f µs per framework op, elementwise ops in L2 at %.0f GB/s, %.2f ns per im2col element; rms log error %.3f over %d training steps.\n\n",
 		r.Fit.CoreGFLOPS, r.Efficiency, r.Fit.OpUS, r.Fit.ElementwiseGBs, r.Fit.Im2colNS, r.Fit.RMSLogError, len(r.Fitted))
 	table := func(title string, pts []calibrate.Point) {

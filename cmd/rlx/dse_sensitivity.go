@@ -66,18 +66,27 @@ func printSensitivity(out io.Writer, rep *dse.SensitivityReport) {
 			fmt.Fprintf(out, "\n%s x %g: %s\n", pt.Constant, pt.Factor, pt.Invalid)
 			continue
 		}
-		flipped := slices.ContainsFunc(pt.Claims, dse.ClaimMove.Flipped)
-		if !flipped && len(pt.Mappings) == 0 {
-			continue
+		if slices.ContainsFunc(pt.Claims, dse.ClaimMove.Flipped) || len(pt.Mappings) > 0 {
+			fmt.Fprintf(out, "\n%s x %g (%g -> %g):\n", pt.Constant, pt.Factor, pt.Value, pt.Scaled)
+			printMoves(out, pt)
 		}
-		fmt.Fprintf(out, "\n%s x %g (%g -> %g):\n", pt.Constant, pt.Factor, pt.Value, pt.Scaled)
-		for _, m := range pt.Mappings {
-			fmt.Fprintf(out, "  Table V %s: %s -> %s\n", m.Config, m.From, m.To)
-		}
-		for _, c := range pt.Claims {
-			if c.Flipped() {
-				fmt.Fprintf(out, "  %s: %s -> %s, %s\n", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c))
-			}
+	}
+	for _, r := range rep.Readings {
+		fmt.Fprintf(out, "\nAnother reading, %s: %.4g -> %.4g (x%.3g; %s). %d claims moved, %d verdicts flipped, %d of %d within 2x, %d Table V mappings changed:\n",
+			r.Constant, r.Value, r.Scaled, r.Factor, r.Source, len(r.Claims), r.Flips(), r.Within, rep.Counted, len(r.Mappings))
+		printMoves(out, r)
+	}
+}
+
+// printMoves lists the Table V mappings pt changes and the verdicts it
+// flips, a line each.
+func printMoves(out io.Writer, pt dse.Perturbation) {
+	for _, m := range pt.Mappings {
+		fmt.Fprintf(out, "  Table V %s: %s -> %s\n", m.Config, m.From, m.To)
+	}
+	for _, c := range pt.Claims {
+		if c.Flipped() {
+			fmt.Fprintf(out, "  %s: %s -> %s, %s\n", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c))
 		}
 	}
 }
@@ -108,6 +117,18 @@ func sensitivityMarkdown(rep *dse.SensitivityReport) string {
 			maps = append(maps, fmt.Sprintf("%s %s→%s", m.Config, m.From, m.To))
 		}
 		fmt.Fprintf(&b, "| %s | %g | %g | %d | %d | %d | %s |\n", pt.Constant, pt.Value, pt.Scaled, len(pt.Claims), pt.Flips(), pt.Within, strings.Join(maps, ", "))
+	}
+	for _, r := range rep.Readings {
+		fmt.Fprintf(&b, "\nAnother reading, `%s`: %.4g → %.4g (x%.3g; %s). It moves %d claims, flips %d verdicts (%d of %d within 2x) and changes %d Table V mappings (docs/models.md, \"How Table IV's CPU figure is read\"):\n\n",
+			r.Constant, r.Value, r.Scaled, r.Factor, r.Source, len(r.Claims), r.Flips(), r.Within, rep.Counted, len(r.Mappings))
+		for _, m := range r.Mappings {
+			fmt.Fprintf(&b, "- Table V %s: %s → %s\n", m.Config, m.From, m.To)
+		}
+		for _, c := range r.Claims {
+			if c.Flipped() {
+				fmt.Fprintf(&b, "- `%s`: %s → %s, %s\n", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c))
+			}
+		}
 	}
 	return b.String()
 }

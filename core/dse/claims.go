@@ -394,9 +394,11 @@ func (c *claimRun) rllibExtremes(env string) (lo, hi rllibPoint, err error) {
 
 // Why the 000 claims miss, by the model assumption responsible.
 const (
-	whyCPULearner = "the CPU learner runs at Table IV's literal 0.04 TOPS on 16 of 56 threads, one to two orders below a real " +
-		"Xeon Gold 5120 pair, plus ~200 framework ops per step at an assumed 5 us dispatch each (op_overhead_us, no anchor): " +
-		"an analytical stand-in for 000's PyTorch profile"
+	whyCPULearner = "the CPU learner runs at Table IV's literal 0.04 TOPS on 16 of 56 threads, far below the rate the pair's documented " +
+		"resources and a measured GEMM efficiency give (cpu.derived_rate), plus ~200 framework ops per step at an assumed 5 us dispatch " +
+		"each (op_overhead_us, no anchor): an analytical stand-in for 000's PyTorch profile. No one rate fits 000: the derived one " +
+		"brings Hopper's worst-case ratio within 2x but moves Table V's Hopper 256 to C-C-C and leaves Pong's 3-4x below the paper's " +
+		"(rlx dse --sensitivity, \"Another reading\")"
 	whyFAdd = "every FW/BW dot-product element of the FPGA learner pays the fp32 adder latency of fadd_latency_cycles = 4, rlx's extrapolation " +
 		"of the accumulator stall 000 §IV-C4 reports for the RMM; a 1-cycle adder would make those stages 4x faster"
 	whyFPGAConv = "the FPGA learner confines each pipeline to one SLR (000 §VI-A2), at most 456 fp32 MAC units of 5 DSPs each, fits " +

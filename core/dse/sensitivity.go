@@ -91,6 +91,12 @@ type SensitivityReport struct {
 	Within        int            `json:"within_2x"`
 	Counted       int            `json:"counted"`
 	Perturbations []Perturbation `json:"perturbations"`
+	// Readings are the platform run under another reading of a sourced
+	// figure (today one: the CPU's rate derived from its documented
+	// resources, hw.CPUSpec.Derived), compared with the baseline as a
+	// perturbation is. Constant names the reading, Value and Scaled the
+	// figure as given and as derived, Factor their ratio.
+	Readings []Perturbation `json:"readings"`
 	// Baseline are the claims on the platform as given, which every
 	// perturbation is compared with.
 	Baseline []Claim `json:"-"`
@@ -139,8 +145,25 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	rep := &SensitivityReport{Platform: base.Name, Baseline: baseClaims}
+	rep := &SensitivityReport{Platform: base.Name, Baseline: baseClaims, Readings: []Perturbation{}}
 	rep.Within, rep.Counted, _ = Tally(baseClaims)
+	if cpu, ok := base.CPU.Derived(); ok {
+		d := base.CPU.DerivedRate
+		p := *base
+		p.CPU = &cpu
+		pt := Perturbation{Constant: DerivedCPUReading, Value: base.CPU.PeakGFLOPS, Scaled: cpu.PeakGFLOPS,
+			Factor: cpu.PeakGFLOPS / base.CPU.PeakGFLOPS,
+			Source: fmt.Sprintf("%d cores x %g GHz x %d FLOP/cycle x %g (cpu.derived_rate); %d of them for the learner's %d threads",
+				d.PhysicalCores, base.CPU.ClockGHz, d.FlopsPerCycle, d.GEMMEfficiency, cpu.TrainThreads, base.CPU.TrainThreads)}
+		cs, maps, err := claimsAndMappings(&p, tables)
+		if err != nil {
+			return nil, fmt.Errorf("%s, %s: %w", name, DerivedCPUReading, err)
+		}
+		if err := pt.compare(cs, maps, baseClaims, baseMaps); err != nil {
+			return nil, err
+		}
+		rep.Readings = append(rep.Readings, pt)
+	}
 	total := len(knobs) * len(SensitivityFactors)
 	for _, k := range knobs {
 		for _, f := range SensitivityFactors {
@@ -182,11 +205,21 @@ func perturb(name string, data []byte, tables *papers.Tables, k hw.Constant, fac
 	if err != nil {
 		return pt, fmt.Errorf("%s x %g: %w", k.Path, factor, err)
 	}
+	return pt, pt.compare(cs, maps, baseClaims, baseMaps)
+}
+
+// DerivedCPUReading names the reading of SensitivityReport.Readings that
+// runs the CPU at its derived rate.
+const DerivedCPUReading = "cpu.peak_gflops derived"
+
+// compare fills in pt's claims and mappings that moved from the
+// baseline's, and its count within a factor of 2.
+func (pt *Perturbation) compare(cs []Claim, maps []string, baseClaims []Claim, baseMaps []string) error {
 	pt.Within, _, _ = Tally(cs)
 	for i, c := range cs {
 		b := baseClaims[i]
 		if b.ID != c.ID {
-			return pt, fmt.Errorf("%s x %g: claim %d is %s, was %s: the claims must not depend on the platform's values for their list", k.Path, factor, i, c.ID, b.ID)
+			return fmt.Errorf("%s x %g: claim %d is %s, was %s: the claims must not depend on the platform's values for their list", pt.Constant, pt.Factor, i, c.ID, b.ID)
 		}
 		if moved(b.RlxLow, c.RlxLow) || moved(b.RlxHigh, c.RlxHigh) || b.Within2x != c.Within2x {
 			pt.Claims = append(pt.Claims, ClaimMove{ID: c.ID, FromLow: b.RlxLow, FromHigh: b.RlxHigh,
@@ -199,7 +232,7 @@ func perturb(name string, data []byte, tables *papers.Tables, k hw.Constant, fac
 			pt.Mappings = append(pt.Mappings, MappingMove{Config: fmt.Sprintf("%s-%d", g.Env, g.Batch), From: baseMaps[i], To: m})
 		}
 	}
-	return pt, nil
+	return nil
 }
 
 // moved reports a relative change above claimMoveTolerance.
