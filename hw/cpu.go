@@ -14,8 +14,9 @@ func (m cpuModel) rate(threads int) float64 {
 
 // opSeconds is the time of one framework op with threads threads: the
 // framework's per-op overhead (000 §IV-B2, PyTorch with OpenMP) plus the
-// GEMM's compute (gemmSeconds) or the elementwise op's traffic
-// (elementwiseSeconds).
+// compute of its GEMM calls (gemmSeconds), or its im2col elements at
+// GEMMKernelSpec.Im2colNS, or its activation's elements at their measured
+// cost (CPUSpec.Activations), or else its traffic (elementwiseSeconds).
 func (m cpuModel) opSeconds(o op, threads int) float64 {
 	t := m.s.OpOverheadUS * 1e-6
 	if o.gemm.A > 0 {

@@ -38,7 +38,7 @@ func (m gpuModel) opSeconds(o op) float64 {
 // in tile waves, an elementwise op at the memory bandwidth.
 func (m gpuModel) execSeconds(o op) float64 {
 	if o.gemm.A > 0 {
-		return m.gemmSeconds(o.gemm)
+		return float64(o.gemmCalls()) * m.gemmSeconds(o.gemm)
 	}
 	return o.bytes() / (m.s.MemBWGBs * 1e9)
 }

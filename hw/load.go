@@ -141,10 +141,8 @@ func (s *CPUSpec) validate(c *checker, at string) {
 	if s.GEMMKernel != nil {
 		s.GEMMKernel.validate(c, at+".gemm_kernel")
 	}
-	if d := s.DerivedRate; d != nil {
-		c.intIn(at+".derived_rate.physical_cores", d.PhysicalCores, 1, max(1, s.Cores))
-		c.intIn(at+".derived_rate.flops_per_cycle", d.FlopsPerCycle, 1, 1024)
-		c.floatIn(at+".derived_rate.gemm_efficiency", d.GEMMEfficiency, 0.01, 1)
+	if s.DerivedRate != nil {
+		s.DerivedRate.validate(c, at+".derived_rate", s.Cores)
 	}
 	c.intIn(at+".train_threads", s.TrainThreads, 1, s.Cores)
 	c.intIn(at+".rmm_threads", s.RMMThreads, 1, s.Cores)
@@ -158,6 +156,14 @@ func (a *ActivationSpec) validate(c *checker, at string) {
 	c.floatIn(at+".relu_backward_ns", a.ReLUBackwardNS, 0, 1e4)
 	c.floatIn(at+".tanh_ns", a.TanhNS, 0, 1e4)
 	c.floatIn(at+".tanh_backward_ns", a.TanhBackwardNS, 0, 1e4)
+}
+
+// validate checks the derived reading of a CPU with threads hardware
+// threads: a core has at least one.
+func (d *DerivedRateSpec) validate(c *checker, at string, threads int) {
+	c.intIn(at+".physical_cores", d.PhysicalCores, 1, max(1, threads))
+	c.intIn(at+".flops_per_cycle", d.FlopsPerCycle, 1, 1024)
+	c.floatIn(at+".gemm_efficiency", d.GEMMEfficiency, 0.01, 1)
 }
 
 func (k *GEMMKernelSpec) validate(c *checker, at string) {

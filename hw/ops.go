@@ -26,6 +26,12 @@ type op struct {
 // fp32 operands read and one written.
 const elementwiseBytes = 12
 
+// im2colBytes is the traffic of the im2col unrolling per element of the
+// unrolled matrix: one fp32 read and one written. col2im, which adds each
+// element into the input gradient, reads two and writes one
+// (elementwiseBytes).
+const im2colBytes = 8
+
 // bytes returns an elementwise op's memory traffic.
 func (o op) bytes() float64 {
 	if o.bytesPerElem > 0 {
@@ -72,14 +78,18 @@ type lowering struct {
 // gemmCalls returns the number of GEMM calls of o.
 func (o op) gemmCalls() int64 { return max(o.calls, 1) }
 
+// perSample reports whether layer l runs as per-sample GEMMs around the
+// im2col unrolling (lowering.im2col).
+func (lw lowering) perSample(l Layer) bool { return lw.im2col && l.Kind == Conv }
+
 // forwardOps calls f for the ops of layer l's forward pass on batch
 // samples: its GEMM (with lw.im2col a convolution's per-sample GEMMs after
 // the unrolling) and its activation. A training step's forward pass and an
 // actor's inference run the same.
 func forwardOps(l Layer, batch int, lw lowering, f func(op)) {
-	if lw.im2col && l.Kind == Conv {
+	if lw.perSample(l) {
 		// Y[Cout x P] = W[Cout x K2] cols[K2 x P], per sample.
-		f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
+		f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: im2colBytes})
 		f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Reduction(), C: l.Out}, calls: int64(batch)})
 	} else {
 		f(op{gemm: l.GEMM(batch)})
@@ -113,7 +123,7 @@ func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 				if i == 0 {
 					continue
 				}
-				if lw.im2col && l.Kind == Conv {
+				if lw.perSample(l) {
 					// dcols[K2 x P] = W^T dY, folded back by col2im.
 					f(op{gemm: GEMMDims{A: l.Pixels(), B: l.Out, C: l.Reduction()}, calls: int64(batch)})
 					f(op{elems: l.unrolled(batch), unroll: true})
@@ -126,9 +136,9 @@ func forEachOp(w *Workload, batch int, lw lowering, f func(op)) {
 		}
 		for range n.WA {
 			for _, l := range n.Layers {
-				if lw.im2col && l.Kind == Conv {
+				if lw.perSample(l) {
 					// dW[Cout x K2] += dY cols^T, cols unrolled again.
-					f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: 8})
+					f(op{elems: l.unrolled(batch), unroll: true, bytesPerElem: im2colBytes})
 					f(op{gemm: GEMMDims{A: l.Reduction(), B: l.Pixels(), C: l.Out}, calls: int64(batch)})
 				} else {
 					g := l.GEMM(batch)

@@ -1,5 +1,7 @@
 package hw
 
+import "fmt"
+
 // Platform is a heterogeneous platform: a multi-core CPU, a GPU, an FPGA and
 // the PCIe links that join each accelerator to the CPU (000 Fig. 2). A
 // section left out of the YAML is nil; the DSE needs all three devices,
@@ -189,9 +191,15 @@ type DerivedRateSpec struct {
 	GEMMEfficiency float64 `yaml:"gemm_efficiency"`
 }
 
-// GFLOPS is the derived rate of the whole CPU at clockGHz.
-func (d *DerivedRateSpec) GFLOPS(clockGHz float64) float64 {
+// gflops is the derived rate of the whole CPU at clockGHz.
+func (d *DerivedRateSpec) gflops(clockGHz float64) float64 {
 	return float64(d.PhysicalCores) * clockGHz * float64(d.FlopsPerCycle) * d.GEMMEfficiency
+}
+
+// Formula spells out the derived rate at clockGHz, as Derived computes it.
+func (d *DerivedRateSpec) Formula(clockGHz float64) string {
+	return fmt.Sprintf("%d cores x %g GHz x %d FLOP/cycle x %g = %.4g GFLOPS",
+		d.PhysicalCores, clockGHz, d.FlopsPerCycle, d.GEMMEfficiency, d.gflops(clockGHz))
 }
 
 // Derived returns the CPU under the derived reading of its rate: the
@@ -204,7 +212,7 @@ func (s CPUSpec) Derived() (CPUSpec, bool) {
 	if d == nil {
 		return s, false
 	}
-	s.PeakGFLOPS = d.GFLOPS(s.ClockGHz)
+	s.PeakGFLOPS = d.gflops(s.ClockGHz)
 	s.Cores = d.PhysicalCores
 	s.TrainThreads = min(s.TrainThreads, s.Cores)
 	s.RMMThreads = min(s.RMMThreads, s.Cores)

@@ -16,8 +16,8 @@ const (
 type Activation uint8
 
 // Activations. ActUnknown is a linear output or a layer whose activation
-// the workload does not say (the Table III networks); its elementwise op
-// is charged by its memory traffic.
+// the workload does not say (Table III's MLPs; its Nature CNN has ReLU);
+// its elementwise op is charged by its memory traffic.
 const (
 	ActUnknown Activation = iota
 	ActReLU

@@ -73,7 +73,7 @@ func NewOffPolicy(pl *Placement) (*OffPolicy, error) {
 	}
 	s := &OffPolicy{pl: pl, batch: batch, depth: depth, units: newPlatformUnits(actors),
 		updated: make([]float64, depth), arrived: make([]float64, depth),
-		interval: int64(pl.Workload.InsertsPerStep())}
+		interval: int64(w.InsertsPerStep())}
 	var err error
 	if s.tActor, err = pl.Est.ActorStepSeconds(); err != nil {
 		return nil, fmt.Errorf("sim: actor step: %w", err)

@@ -259,7 +259,8 @@ func (s *PPO) Bound(m hw.Mapping) string {
 	return bound
 }
 
-// inference returns the actors' policy inference for n observations.
+// inference returns the actors' inference for n observations: the
+// rollout's nets, the actor and the critic (Workload.InferenceNets).
 func (s *PPO) inference(n int) float64 {
 	t, err := s.est.Seconds(hw.CPU, hw.Inference, max(n, 1))
 	if err != nil {
@@ -293,8 +294,8 @@ func (s *PPO) EnvSteps(n int) {
 	s.ready = end
 }
 
-// Inference charges the policy's inference for n observations on the
-// first actor core.
+// Inference charges the rollout's inference (the actor and the critic)
+// for n observations on the first actor core.
 func (s *PPO) Inference(n int) {
 	t := s.tInfer // the trainer's rollout: one row per environment
 	if n != s.it.Envs {

@@ -72,8 +72,7 @@ func printSensitivity(out io.Writer, rep *dse.SensitivityReport) {
 		}
 	}
 	for _, r := range rep.Readings {
-		fmt.Fprintf(out, "\nAnother reading, %s: %.4g -> %.4g (x%.3g; %s). %d claims moved, %d verdicts flipped, %d of %d within 2x, %d Table V mappings changed:\n",
-			r.Constant, r.Value, r.Scaled, r.Factor, r.Source, len(r.Claims), r.Flips(), r.Within, rep.Counted, len(r.Mappings))
+		fmt.Fprintf(out, "\n%s:\n", readingSummary(r, rep.Counted))
 		printMoves(out, r)
 	}
 }
@@ -81,14 +80,35 @@ func printSensitivity(out io.Writer, rep *dse.SensitivityReport) {
 // printMoves lists the Table V mappings pt changes and the verdicts it
 // flips, a line each.
 func printMoves(out io.Writer, pt dse.Perturbation) {
+	for _, l := range moveLines(pt) {
+		fmt.Fprintf(out, "  %s\n", l)
+	}
+}
+
+// moveLines says, a line each, which Table V mappings pt changes and
+// which verdicts it flips.
+func moveLines(pt dse.Perturbation) []string {
+	var lines []string
 	for _, m := range pt.Mappings {
-		fmt.Fprintf(out, "  Table V %s: %s -> %s\n", m.Config, m.From, m.To)
+		lines = append(lines, fmt.Sprintf("Table V %s: %s -> %s", m.Config, m.From, m.To))
 	}
 	for _, c := range pt.Claims {
 		if c.Flipped() {
-			fmt.Fprintf(out, "  %s: %s -> %s, %s\n", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c))
+			lines = append(lines, fmt.Sprintf("%s: %s -> %s, %s", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c)))
 		}
 	}
+	return lines
+}
+
+// readingSummary is the one-sentence account of reading r of a report
+// that counts counted claims.
+func readingSummary(r dse.Perturbation, counted int) string {
+	s := fmt.Sprintf("Another reading, %s: %.4g -> %.4g (x%.3g; %s). %d claims moved, %d verdicts flipped, %d of %d within 2x, %d Table V mappings changed",
+		r.Constant, r.Value, r.Scaled, r.Factor, r.Source, len(r.Claims), r.Flips(), r.Within, counted, len(r.Mappings))
+	if r.Constant == dse.DerivedCPUReading {
+		s += " (docs/models.md, \"How Table IV's CPU figure is read\")"
+	}
+	return s
 }
 
 func verdict(c dse.ClaimMove) string {
@@ -119,15 +139,9 @@ func sensitivityMarkdown(rep *dse.SensitivityReport) string {
 		fmt.Fprintf(&b, "| %s | %g | %g | %d | %d | %d | %s |\n", pt.Constant, pt.Value, pt.Scaled, len(pt.Claims), pt.Flips(), pt.Within, strings.Join(maps, ", "))
 	}
 	for _, r := range rep.Readings {
-		fmt.Fprintf(&b, "\nAnother reading, `%s`: %.4g → %.4g (x%.3g; %s). It moves %d claims, flips %d verdicts (%d of %d within 2x) and changes %d Table V mappings (docs/models.md, \"How Table IV's CPU figure is read\"):\n\n",
-			r.Constant, r.Value, r.Scaled, r.Factor, r.Source, len(r.Claims), r.Flips(), r.Within, rep.Counted, len(r.Mappings))
-		for _, m := range r.Mappings {
-			fmt.Fprintf(&b, "- Table V %s: %s → %s\n", m.Config, m.From, m.To)
-		}
-		for _, c := range r.Claims {
-			if c.Flipped() {
-				fmt.Fprintf(&b, "- `%s`: %s → %s, %s\n", c.ID, claimRange(c.FromLow, c.FromHigh), claimRange(c.ToLow, c.ToHigh), verdict(c))
-			}
+		fmt.Fprintf(&b, "\n%s:\n\n", readingSummary(r, rep.Counted))
+		for _, l := range moveLines(r) {
+			fmt.Fprintf(&b, "- %s\n", l)
 		}
 	}
 	return b.String()

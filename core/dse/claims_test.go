@@ -211,13 +211,9 @@ func Test003ClaimDataflowNeverWorseThanNS(t *testing.T) {
 			t.Errorf("%s: chosen %s/%s/%s takes %.4g s, fixed NS %.4g s", name, r.FW, r.BW, r.WU, r.Seconds(), r.NSSeconds)
 		}
 	}
-	for _, name := range []string{"Hopper", "Humanoid", "Pong"} {
-		net, err := PPOAccelNetwork(name, parseSeedTables(t))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, layers := range ppoNets(t) {
 		for _, n := range []int{1, 4, 8, 16, 32} {
-			check(name, PPOConfig{Layers: net.Layers, N: n, T: 128, M: 128, K: 3, CUs: 1, ObsWords: 11, ActWords: 3})
+			check(name, PPOConfig{Layers: layers, N: n, T: 128, M: 128, K: 3, CUs: 1, ObsWords: 11, ActWords: 3})
 		}
 	}
 	rng := rand.New(rand.NewPCG(3, 5))
@@ -471,8 +467,12 @@ func TestClaimPaperFiguresMatchSeedProse(t *testing.T) {
 			t.Errorf("%s does not say %q", presets.SeedTablesFile, want)
 		}
 	}
-	// The networks of the 003 claims, read from the seed tables, are 003
-	// §5.1's.
+	// The networks of the 003 claims are 003 §5.1's: the MLPs read from
+	// the seed tables, and Pong's ConvNet the Nature CNN on four 84x84
+	// frames with Pong's 6 actions (003 gives no sizes for it beyond
+	// "consistent with" the DQN works), whose sizes Mnih et al. 2015 give:
+	// 20x20, 9x9 and 7x7 feature maps and 1,687,206 parameters with 6
+	// actions.
 	ct := parseSeedTables(t)
 	for net, want := range map[string][]hw.Layer{
 		"Hopper": hw.MLPLayers(11, 64, 64, 3), "Humanoid": hw.MLPLayers(376, 128, 64, 17), "Pong": natureDQN(4, 84, 84, 6),
@@ -484,6 +484,19 @@ func TestClaimPaperFiguresMatchSeedProse(t *testing.T) {
 		if !reflect.DeepEqual(cfg.Layers, want) {
 			t.Errorf("%s: %v, 003 §5.1 has %v", net, cfg.Layers, want)
 		}
+	}
+	pong := natureDQN(4, 84, 84, 6)
+	var params int64
+	var maps [][2]int
+	for _, l := range pong {
+		params += l.Params()
+		if l.Kind == hw.Conv {
+			h, w := l.OutHW()
+			maps = append(maps, [2]int{h, w})
+		}
+	}
+	if want := [][2]int{{20, 20}, {9, 9}, {7, 7}}; params != 1_687_206 || !reflect.DeepEqual(maps, want) || pong[3].In != 64*7*7 {
+		t.Errorf("the Nature CNN: %d parameters, feature maps %v, flattened %d; want 1687206, %v, 3136", params, maps, pong[3].In, want)
 	}
 	if _, err := PPOAccelNetwork("Walker", ct); err == nil || !strings.Contains(err.Error(), `"Walker"`) {
 		t.Errorf("an unknown network: %v", err)

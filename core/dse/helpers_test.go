@@ -68,8 +68,9 @@ func parse(data []byte) (*hw.Platform, error) { return hw.ParsePlatform(presets.
 func ppoNets(t testing.TB) map[string][]hw.Layer {
 	t.Helper()
 	nets := map[string][]hw.Layer{}
+	tables := parseSeedTables(t)
 	for _, name := range []string{"Hopper", "Humanoid", "Pong"} {
-		cfg, err := PPOAccelNetwork(name, parseSeedTables(t))
+		cfg, err := PPOAccelNetwork(name, tables)
 		if err != nil {
 			t.Fatal(err)
 		}

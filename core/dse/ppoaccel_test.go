@@ -37,7 +37,8 @@ func TestPPOAccelArraySize(t *testing.T) {
 
 func TestPPOAccelRejects(t *testing.T) {
 	p := tableIV(t)
-	for _, cfg := range []PPOConfig{{}, {Layers: ppoNets(t)["Hopper"], N: 0, T: 1, M: 1, K: 1, CUs: 1}, {Layers: ppoNets(t)["Hopper"], N: 1, T: 1, M: 1, K: 1, CUs: 9}} {
+	hopper := ppoNets(t)["Hopper"]
+	for _, cfg := range []PPOConfig{{}, {Layers: hopper, N: 0, T: 1, M: 1, K: 1, CUs: 1}, {Layers: hopper, N: 1, T: 1, M: 1, K: 1, CUs: 9}} {
 		if _, err := ExplorePPOAccel(p.FPGA, p.Link, cfg); err == nil {
 			t.Errorf("%+v accepted", cfg)
 		}

@@ -35,7 +35,8 @@ func (pt Perturbation) Flips() int {
 // when one constant of the platform file is scaled by Factor.
 type Perturbation struct {
 	// Constant is the YAML path of the scaled value, Value its value in
-	// the file and Source the file's comment on it.
+	// the file and Source the file's comment on it; for a reading, its
+	// name, the figure as given and how the other figure is derived.
 	Constant string  `json:"constant"`
 	Value    float64 `json:"value"`
 	Source   string  `json:"source"`
@@ -122,12 +123,14 @@ func Unanchored(data []byte) ([]hw.Constant, error) {
 // Sensitivity scales each unanchored constant of the platform file data
 // (named name in errors) by each of SensitivityFactors, one at a time,
 // and reports which claims (Claims) and which Table V mappings (the
-// chosen mapping of each TableVGrid configuration) move. progress, when
-// not nil, is called after each perturbation with the count done and the
-// total. It stops when ctx is done and returns ctx's error.
+// chosen mapping of each TableVGrid configuration) move; and the same
+// for each other reading of a sourced figure the platform carries
+// (Readings: the CPU's derived rate). progress, when not nil, is called
+// after each perturbation with the count done and the total. It stops
+// when ctx is done and returns ctx's error.
 //
-// Cost: one Claims per perturbation (whose Table V explorations give the
-// mappings), tens of milliseconds each.
+// Cost: one Claims per perturbation and reading (whose Table V
+// explorations give the mappings), tens of milliseconds each.
 func Sensitivity(ctx context.Context, name string, data, seedTables []byte, progress func(done, total int)) (*SensitivityReport, error) {
 	base, err := hw.ParsePlatform(name, data)
 	if err != nil {
@@ -147,21 +150,9 @@ func Sensitivity(ctx context.Context, name string, data, seedTables []byte, prog
 	}
 	rep := &SensitivityReport{Platform: base.Name, Baseline: baseClaims, Readings: []Perturbation{}}
 	rep.Within, rep.Counted, _ = Tally(baseClaims)
-	if cpu, ok := base.CPU.Derived(); ok {
-		d := base.CPU.DerivedRate
-		p := *base
-		p.CPU = &cpu
-		pt := Perturbation{Constant: DerivedCPUReading, Value: base.CPU.PeakGFLOPS, Scaled: cpu.PeakGFLOPS,
-			Factor: cpu.PeakGFLOPS / base.CPU.PeakGFLOPS,
-			Source: fmt.Sprintf("%d cores x %g GHz x %d FLOP/cycle x %g (cpu.derived_rate); %d of them for the learner's %d threads",
-				d.PhysicalCores, base.CPU.ClockGHz, d.FlopsPerCycle, d.GEMMEfficiency, cpu.TrainThreads, base.CPU.TrainThreads)}
-		cs, maps, err := claimsAndMappings(&p, tables)
-		if err != nil {
-			return nil, fmt.Errorf("%s, %s: %w", name, DerivedCPUReading, err)
-		}
-		if err := pt.compare(cs, maps, baseClaims, baseMaps); err != nil {
-			return nil, err
-		}
+	if pt, ok, err := derivedReading(base, tables, baseClaims, baseMaps); err != nil {
+		return nil, fmt.Errorf("%s, %s: %w", name, DerivedCPUReading, err)
+	} else if ok {
 		rep.Readings = append(rep.Readings, pt)
 	}
 	total := len(knobs) * len(SensitivityFactors)
@@ -201,25 +192,47 @@ func perturb(name string, data []byte, tables *papers.Tables, k hw.Constant, fac
 		pt.Invalid = err.Error()
 		return pt, nil
 	}
-	cs, maps, err := claimsAndMappings(p, tables)
-	if err != nil {
+	if err := pt.measure(p, tables, baseClaims, baseMaps); err != nil {
 		return pt, fmt.Errorf("%s x %g: %w", k.Path, factor, err)
 	}
-	return pt, pt.compare(cs, maps, baseClaims, baseMaps)
+	return pt, nil
+}
+
+// derivedReading runs the claims and the Table V grid with base's CPU at
+// its derived rate (hw.CPUSpec.Derived) and compares them with the
+// baseline's; ok is false when the CPU has no derived reading.
+func derivedReading(base *hw.Platform, tables *papers.Tables, baseClaims []Claim, baseMaps []string) (pt Perturbation, ok bool, err error) {
+	cpu, ok := base.CPU.Derived()
+	if !ok {
+		return pt, false, nil
+	}
+	p := *base
+	p.CPU = &cpu
+	pt = Perturbation{Constant: DerivedCPUReading, Value: base.CPU.PeakGFLOPS, Scaled: cpu.PeakGFLOPS,
+		Factor: cpu.PeakGFLOPS / base.CPU.PeakGFLOPS,
+		Source: fmt.Sprintf("%s (cpu.derived_rate); %d of them for the learner's %d threads",
+			base.CPU.DerivedRate.Formula(base.CPU.ClockGHz), cpu.TrainThreads, base.CPU.TrainThreads)}
+	return pt, true, pt.measure(&p, tables, baseClaims, baseMaps)
 }
 
 // DerivedCPUReading names the reading of SensitivityReport.Readings that
 // runs the CPU at its derived rate.
 const DerivedCPUReading = "cpu.peak_gflops derived"
 
-// compare fills in pt's claims and mappings that moved from the
-// baseline's, and its count within a factor of 2.
-func (pt *Perturbation) compare(cs []Claim, maps []string, baseClaims []Claim, baseMaps []string) error {
+// measure runs the claims and the Table V grid on p and fills in pt's
+// claims and mappings that moved from the baseline's, and its count
+// within a factor of 2. Its errors do not say which perturbation or
+// reading p is: the caller does.
+func (pt *Perturbation) measure(p *hw.Platform, tables *papers.Tables, baseClaims []Claim, baseMaps []string) error {
+	cs, maps, err := claimsAndMappings(p, tables)
+	if err != nil {
+		return err
+	}
 	pt.Within, _, _ = Tally(cs)
 	for i, c := range cs {
 		b := baseClaims[i]
 		if b.ID != c.ID {
-			return fmt.Errorf("%s x %g: claim %d is %s, was %s: the claims must not depend on the platform's values for their list", pt.Constant, pt.Factor, i, c.ID, b.ID)
+			return fmt.Errorf("claim %d is %s, was %s: the claims must not depend on the platform's values for their list", i, c.ID, b.ID)
 		}
 		if moved(b.RlxLow, c.RlxLow) || moved(b.RlxHigh, c.RlxHigh) || b.Within2x != c.Within2x {
 			pt.Claims = append(pt.Claims, ClaimMove{ID: c.ID, FromLow: b.RlxLow, FromHigh: b.RlxHigh,

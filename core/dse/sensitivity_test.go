@@ -89,8 +89,8 @@ func TestSensitivityReportsWhatMoves(t *testing.T) {
 					t.Errorf("%s listed as %+v; recomputed %g..%g from %g..%g", c.ID, m, c.RlxLow, c.RlxHigh, b.RlxLow, b.RlxHigh)
 				case ok && c.RlxLow == b.RlxLow && c.RlxHigh == b.RlxHigh && c.Within2x == b.Within2x:
 					t.Errorf("%s listed as moved: %+v; recomputed unchanged", c.ID, m)
-				case !ok && (c.RlxLow != b.RlxLow || c.RlxHigh != b.RlxHigh) && (moved(b.RlxLow, c.RlxLow) || moved(b.RlxHigh, c.RlxHigh)):
-					t.Errorf("%s moved from %g..%g to %g..%g and is not listed", c.ID, b.RlxLow, b.RlxHigh, c.RlxLow, c.RlxHigh)
+				case !ok && (moved(b.RlxLow, c.RlxLow) || moved(b.RlxHigh, c.RlxHigh) || c.Within2x != b.Within2x):
+					t.Errorf("%s moved from %g..%g (within 2x %v) to %g..%g (%v) and is not listed", c.ID, b.RlxLow, b.RlxHigh, b.Within2x, c.RlxLow, c.RlxHigh, c.Within2x)
 				}
 			}
 		case "cpu.memory_power.idle_w":
