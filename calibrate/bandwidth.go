@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// copyBytes is the size of each buffer of the calibration's copy: well
+// above any last-level cache rlx has met (32 MiB here).
+const copyBytes = 128 << 20
+
 // MeasureCopyBandwidth returns the host memory bandwidth in GB/s as a
 // copy between two buffers of bytes each sees it (it reads and writes
 // 2 x bytes per copy), median of repeats. bytes must be well above the

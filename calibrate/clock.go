@@ -29,7 +29,7 @@ var ErrNoClockProbe = errors.New("no clock probe for this architecture: the mult
 // timed in rounds (1..MaxRepeats); the median over rounds, with its
 // spread. A cancelled ctx returns ctx.Err().
 func MeasureClock(ctx context.Context, rounds int) (float64, Timing, error) {
-	if err := checkTiming(ctx, rounds, time.Millisecond); err != nil {
+	if err := checkRounds(ctx, rounds); err != nil {
 		return 0, Timing{}, err
 	}
 	if runtime.GOARCH != "amd64" {
@@ -78,22 +78,14 @@ const GEMMRateSize = 512
 // about minTime each; the median over them, with its spread (of the time
 // per GEMM). A cancelled ctx returns ctx.Err().
 func MeasureGEMMRate(ctx context.Context, rounds int, minTime time.Duration) (float64, Timing, error) {
-	if err := checkTiming(ctx, rounds, minTime); err != nil {
-		return 0, Timing{}, err
-	}
 	n := GEMMRateSize
 	a, b, c := make([]float32, n*n), make([]float32, n*n), make([]float32, n*n)
 	for i := range a {
 		a[i], b[i] = float32(i%7)*0.25, float32(i%5)*0.5
 	}
-	var per []float64
-	for range rounds {
-		t, err := timeRepeats(ctx, func() { kernel.Gemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n) }, 1, minTime)
-		if err != nil {
-			return 0, Timing{}, err
-		}
-		per = append(per, t.Seconds)
+	t, err := timeRepeats(ctx, func() { kernel.Gemm(false, false, n, n, n, 1, a, n, b, n, 0, c, n) }, rounds, minTime)
+	if err != nil {
+		return 0, Timing{}, err
 	}
-	t := timingOf(per)
 	return 2 * float64(n) * float64(n) * float64(n) / t.Seconds / 1e9, t, nil
 }

@@ -3,13 +3,12 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/nn"
-	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -137,7 +136,7 @@ func (s ConvShape) Workload() (hw.Workload, error) {
 	}
 	return hw.Workload{Name: "calibrate " + s.String(), Batch: s.Batch, Capacity: 2, Fanout: 2, Actors: 1,
 		DataPointBytes: 4 * (s.In.Size() + s.Dense[len(s.Dense)-1]),
-		Nets:           []hw.Net{{Name: "convnet", Layers: engine.HWLayers(net.Shape()), FW: 1, BW: 1, WA: 1}},
+		Nets:           []hw.Net{{Name: "convnet", Layers: agents.HWLayers(net.Shape()), FW: 1, BW: 1, WA: 1}},
 		LossOps:        1}, nil
 }
 
@@ -152,16 +151,14 @@ func (s ConvShape) Workload() (hw.Workload, error) {
 // MeasureTrainStep) or layers that do not fit the input return an error
 // naming it; a cancelled ctx returns ctx.Err().
 func MeasureConvTrainStep(ctx context.Context, shape ConvShape, repeats int, minTime time.Duration) (Timing, error) {
+	if err := checkTiming(ctx, repeats, minTime); err != nil {
+		return Timing{}, err
+	}
 	net, err := shape.Net()
 	if err != nil {
 		return Timing{}, err
 	}
-	if err := checkTiming(ctx, repeats, minTime); err != nil {
-		return Timing{}, err
-	}
-	rng := rand.New(rand.NewPCG(7, uint64(shape.Batch)))
-	net.InitPyTorch(rng)
-	opt, err := nn.NewAdam(0, net)
+	rng, opt, err := initForTiming(net, shape.Batch)
 	if err != nil {
 		return Timing{}, err
 	}

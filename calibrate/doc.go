@@ -8,7 +8,9 @@
 // (MeasureLoadLatency, FitLatencies), the copy bandwidth
 // (MeasureCopyBandwidth), the cost of a micro-kernel call
 // (MeasureTileCall), of the activation kernels (MeasureActivations) and of
-// a hand-off between two threads (MeasureHandoff), then the real kernels
+// a hand-off between two threads (MeasureHandoff), a busy core's clock
+// and a large GEMM's rate on it (MeasureClock, MeasureGEMMRate: the
+// efficiency docs/models.md carries to Table IV's CPU), then the real kernels
 // in rounds: training steps of core/nn MLPs (MeasureTrainStep) and
 // ConvNets (MeasureConvTrainStep), the off-policy learners' steps
 // (MeasureLearnerStep), actor inference, the sum tree's sampling and
@@ -24,8 +26,10 @@
 // Every figure is host wall clock, the median of rounds with their spread:
 // the machines rlx runs on are shared and noisy, and measuring every probe
 // once per round spreads a burst of other work over all of them. Nothing
-// here runs unless asked; a quick calibration takes seconds.
+// here runs unless asked; a quick calibration takes seconds and a full
+// one under a minute (3 and 12 s on a 2-core machine).
 //
-// calibrate may import the core packages, hw and engine (for the learner
-// steps as the engine describes them to hw); nothing above them.
+// calibrate may import the core packages (core/agents describes the
+// learner steps to hw as the engine does), hw and presets; nothing above
+// them.
 package calibrate

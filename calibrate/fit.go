@@ -39,12 +39,12 @@ func HostGEMMKernel() *hw.GEMMKernelSpec {
 		TileRows: t.Rows, TileCols: t.Cols, BlockK: t.BlockK, AccumulatorRegs: t.AccumulatorRegs}
 }
 
-// Spec returns base with the fit applied for threads-thread training:
-// PeakGFLOPS is the whole CPU's (CoreGFLOPS x Cores, as hw scales the rate
-// by threads / cores), the GEMM kernel is base's, or core/nn's on this host
+// Spec returns base with the fit applied for rlx's learner, which trains
+// on one goroutine: PeakGFLOPS is the whole CPU's (CoreGFLOPS x Cores, as
+// hw scales the rate by threads / cores), the GEMM kernel is base's, or core/nn's on this host
 // (HostGEMMKernel) when base names none, with the call cost held and the
 // im2col cost fitted; the optimizer is fused as core/nn's is.
-func (f CPUFit) Spec(base hw.CPUSpec, threads int) hw.CPUSpec {
+func (f CPUFit) Spec(base hw.CPUSpec) hw.CPUSpec {
 	s := base
 	s.PeakGFLOPS = f.CoreGFLOPS * float64(s.Cores)
 	s.OpOverheadUS = f.OpUS
@@ -63,7 +63,7 @@ func (f CPUFit) Spec(base hw.CPUSpec, threads int) hw.CPUSpec {
 	k.Im2colNS = f.Im2colNS
 	s.GEMMKernel = k
 	s.FusedOptimizer = true
-	s.TrainThreads = threads
+	s.TrainThreads = 1
 	return s
 }
 
@@ -111,7 +111,7 @@ func FitCPU(base hw.CPUSpec, memBWGBs, tileNS float64, predict []Predictor, meas
 		}
 	}
 	cost := func(f CPUFit) float64 {
-		spec := f.Spec(base, 1)
+		spec := f.Spec(base)
 		var s float64
 		for i, p := range predict {
 			pred, err := p(spec)

@@ -22,7 +22,7 @@ const handoffMessages = 400
 // MaxRepeats) rounds; the median over them, with the spread. A cancelled
 // ctx returns ctx.Err().
 func MeasureHandoff(ctx context.Context, rounds int) (float64, Timing, error) {
-	if err := checkTiming(ctx, rounds, handoffGap); err != nil {
+	if err := checkRounds(ctx, rounds); err != nil {
 		return 0, Timing{}, err
 	}
 	ping, pong := make(chan struct{}), make(chan struct{})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/replay"
-	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 )
 
@@ -36,7 +35,7 @@ func (s LearnerShape) learner() (agents.OffPolicyAgent, hw.Workload, error) {
 	}
 	w := hw.Workload{Name: "calibrate " + s.String(), Batch: s.Batch, Capacity: 2, Fanout: 2, Actors: 1,
 		DataPointBytes: hw.TransitionBytes(ag.Spec.Obs.Dim(), ag.Spec.Act.Dim())}
-	engine.LearnerStep(ag).Apply(&w)
+	ag.LearnerStep().Apply(&w)
 	return *ag, w, nil
 }
 

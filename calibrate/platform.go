@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/presets"
 )
 
 // PlatformYAML returns the platform file of the calibrated host: the
@@ -47,14 +47,14 @@ func (r *Result) PlatformYAML(base []byte) ([]byte, error) {
 	b.WriteString("# The CPU is measured and fitted here; the GPU, FPGA and PCIe link are the\n")
 	b.WriteString("# default platform's, so that runs can ask what adding them would change.\n")
 	b.WriteString("# Re-run `rlx calibrate` after changing the machine; see docs/models.md.\n")
-	w("", "name", engine.HostDevices, "")
+	w("", "name", presets.HostDevices, "")
 	w("", "doc", strconv.Quote(fmt.Sprintf("this machine's CPU (%s), calibrated %s, with the accelerators of the default platform", on, day)), "")
 	b.WriteString("\ncpu:\n")
 	w("  ", "model", strconv.Quote(h.Model), src("Model"))
 	w("  ", "cores", strconv.Itoa(c.Cores), "read from the Go runtime (runtime.NumCPU: hardware threads)")
 	w("  ", "clock_ghz", num(c.ClockGHz), src("ClockGHz"))
 	w("  ", "peak_gflops", num(c.PeakGFLOPS), fitted+"; cores x the sustained rate of one core")
-	w("  ", "mem_bw_gbs", num(c.MemBWGBs), fmt.Sprintf("measured %s: copy of 128 MiB, median of %d (spread %.2f)", day, r.CopyTiming.Repeats, r.CopyTiming.Spread))
+	w("  ", "mem_bw_gbs", num(c.MemBWGBs), fmt.Sprintf("measured %s: copy of %d MiB, median of %d (spread %.2f)", day, copyBytes>>20, r.CopyTiming.Repeats, r.CopyTiming.Spread))
 	w("  ", "memory_gb", num(c.MemoryGB), src("MemoryGB"))
 	w("  ", "l1_kb", num(c.L1KB), src("L1KB"))
 	w("  ", "l2_kb", num(c.L2KB), src("L2KB"))

@@ -6,7 +6,6 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -19,7 +18,7 @@ func TestPlatformYAML(t *testing.T) {
 	res := &Result{When: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), Host: host, Kernel: "avx2-fma", Rounds: 5,
 		Latency: Latencies{L1NS: 1.4, L2NS: 4.8, LLCNS: 20, DRAMNS: 180}}
 	base := res.baseCPU()
-	res.CPU = CPUFit{CoreGFLOPS: 83, OpUS: 0.07, TileNS: 2, ElementwiseGBs: 33, MemBWGBs: 36}.Spec(base, 1)
+	res.CPU = CPUFit{CoreGFLOPS: 83, OpUS: 0.07, TileNS: 2, ElementwiseGBs: 33, MemBWGBs: 36}.Spec(base)
 	defaults, err := presets.Device(presets.DefaultDevices)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +31,7 @@ func TestPlatformYAML(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	if p.Name != engine.HostDevices || *p.CPU.GEMMKernel != *res.CPU.GEMMKernel || p.CPU.PeakGFLOPS != 166 || p.CPU.MemBWGBs != 36 {
+	if p.Name != presets.HostDevices || *p.CPU.GEMMKernel != *res.CPU.GEMMKernel || p.CPU.PeakGFLOPS != 166 || p.CPU.MemBWGBs != 36 {
 		t.Errorf("cpu %+v, kernel %+v; want the calibrated one", p.CPU, p.CPU.GEMMKernel)
 	}
 	def, err := hw.ParsePlatform("default", defaults)
@@ -50,7 +49,7 @@ func TestPlatformYAML(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range consts {
-		if strings.HasPrefix(c.Path, "cpu.") && strings.TrimSpace(c.Source) == "" {
+		if strings.HasPrefix(c.Path, "cpu.") && c.Kind == hw.Unsourced {
 			t.Errorf("%s has no source", c.Path)
 		}
 	}

@@ -406,11 +406,20 @@ func checkRange(what string, v, lo, hi int) error {
 // checkTiming checks repeats and minTime as timeRepeats does, and ctx, so
 // that a measurement can refuse them before an expensive setup.
 func checkTiming(ctx context.Context, repeats int, minTime time.Duration) error {
-	if repeats < 1 || repeats > MaxRepeats {
-		return fmt.Errorf("repeats %d is out of range: must be 1..%d", repeats, MaxRepeats)
+	if err := checkRounds(ctx, repeats); err != nil {
+		return err
 	}
 	if minTime < time.Microsecond || minTime > time.Minute {
 		return fmt.Errorf("time per repeat %v is out of range: must be 1µs..1m", minTime)
+	}
+	return ctx.Err()
+}
+
+// checkRounds checks a measurement's count of rounds (or repeats), 1..
+// MaxRepeats, and ctx.
+func checkRounds(ctx context.Context, rounds int) error {
+	if rounds < 1 || rounds > MaxRepeats {
+		return fmt.Errorf("repeats %d is out of range: must be 1..%d", rounds, MaxRepeats)
 	}
 	return ctx.Err()
 }

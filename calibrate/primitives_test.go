@@ -244,9 +244,9 @@ func TestMeasureTileCall(t *testing.T) {
 }
 
 // TestMeasureActivationsAndHandoff: each activation kernel and a hand-off
-// between goroutines take more than nothing and less than a microsecond
-// per element, and tens of microseconds per hand-off at most; rounds out
-// of range are refused.
+// between goroutines take more than nothing, and less than a microsecond
+// per element and a millisecond per hand-off (7-11 µs here; the bound
+// leaves room for a loaded machine); rounds out of range are refused.
 func TestMeasureActivationsAndHandoff(t *testing.T) {
 	ctx := context.Background()
 	a, err := MeasureActivations(ctx, 3, testMinTime)
@@ -262,8 +262,8 @@ func TestMeasureActivationsAndHandoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !(us >= 0 && us < 1000) || tm.Repeats != 3 {
-		t.Errorf("hand-off %g µs, timing %+v; want 0 <= µs < 1000 over 3 rounds", us, tm)
+	if !(us > 0 && us < 1000) || tm.Repeats != 3 {
+		t.Errorf("hand-off %g µs, timing %+v; want 0 < µs < 1000 over 3 rounds", us, tm)
 	}
 	if _, err := MeasureActivations(ctx, 0, testMinTime); err == nil || !strings.Contains(err.Error(), "1..1000") {
 		t.Errorf("activations, 0 rounds: %v", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"time"
 
@@ -13,10 +12,11 @@ import (
 	"github.com/rlxdev/rlx/core/nn/kernel"
 	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 // Schema names the JSON layout of a Result.
-const Schema = "rlx.calibrate/v1"
+const Schema = "rlx.calibrate/v2"
 
 // Options control a calibration.
 type Options struct {
@@ -56,11 +56,11 @@ type Result struct {
 	Seconds float64 `json:"seconds"`
 	Rounds  int     `json:"rounds"`
 	Host    HostCPU `json:"host"`
-	// Kernel is core/nn's GEMM micro-kernel family, GoVersion and Arch
-	// what rlx was built with and for.
-	Kernel    string `json:"kernel"`
-	GoVersion string `json:"go_version"`
-	Arch      string `json:"arch"`
+	// Kernel is core/nn's GEMM micro-kernel family; Machine what rlx was
+	// built with and ran on, GOMAXPROCS included (the GAE probe splits
+	// over the cores).
+	Kernel  string       `json:"kernel"`
+	Machine machine.Host `json:"machine"`
 	// Latency is each cache level's load-to-use latency from the chase.
 	Latency Latencies `json:"latency_ns"`
 	// CopyTiming is the timing of the copy that measured the bandwidth
@@ -155,7 +155,7 @@ var (
 func Run(ctx context.Context, opt Options) (*Result, error) {
 	start := time.Now()
 	res := &Result{Schema: Schema, When: start.UTC().Truncate(time.Second), Quick: opt.Quick, Host: ReadHostCPU(),
-		Kernel: kernel.Impl(), GoVersion: runtime.Version(), Arch: runtime.GOOS + "/" + runtime.GOARCH}
+		Kernel: kernel.Impl(), Machine: machine.Current()}
 	rounds, minTime := 5, 25*time.Millisecond
 	if opt.Quick {
 		rounds, minTime = 3, 8*time.Millisecond
@@ -163,7 +163,50 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	res.Rounds = rounds
 	fit, held, other := probes(opt.Quick)
 	all := slices.Concat(fit, held, other)
-	total := 7 + rounds*len(all)
+	// The constants measured once, before the rounds of probes.
+	var bw, tileNS, handoff float64
+	long := 2*rounds + 1 // rounds of the short measurements
+	setup := []struct {
+		what string
+		run  func() error
+	}{
+		{"cache and memory latency", func() error {
+			lat, err := MeasureLoadLatency(ctx, DefaultLatencySizes(res.Host, opt.Quick), rounds, 1<<20)
+			if err == nil {
+				res.Latency, err = FitLatencies(lat, res.Host)
+			}
+			return err
+		}},
+		{"copy bandwidth", func() (err error) {
+			bw, res.CopyTiming, err = MeasureCopyBandwidth(ctx, copyBytes, long)
+			return err
+		}},
+		{"micro-kernel call", func() (err error) {
+			tileNS, res.TileCallTiming, err = MeasureTileCall(ctx, long, minTime/4)
+			return err
+		}},
+		{"activations", func() (err error) {
+			res.Activations, err = MeasureActivations(ctx, long, minTime/4)
+			return err
+		}},
+		{"thread hand-off", func() (err error) {
+			handoff, res.HandoffTiming, err = MeasureHandoff(ctx, long)
+			return err
+		}},
+		{"core clock", func() error {
+			ghz, ct, err := MeasureClock(ctx, long)
+			if errors.Is(err, ErrNoClockProbe) {
+				return nil // no clock, no efficiency
+			}
+			res.ClockGHz, res.ClockTiming = ghz, ct
+			return err
+		}},
+		{"GEMM rate", func() (err error) {
+			res.GEMMGFLOPS, res.GEMMTiming, err = MeasureGEMMRate(ctx, long, minTime)
+			return err
+		}},
+	}
+	total := len(setup) + rounds*len(all)
 	done := 0
 	step := func(what string) {
 		done++
@@ -171,49 +214,12 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 			opt.Progress(done, total, what)
 		}
 	}
-
-	lat, err := MeasureLoadLatency(ctx, DefaultLatencySizes(res.Host, opt.Quick), rounds, 1<<20)
-	if err != nil {
-		return nil, err
+	for _, m := range setup {
+		if err := m.run(); err != nil {
+			return nil, err
+		}
+		step(m.what)
 	}
-	if res.Latency, err = FitLatencies(lat, res.Host); err != nil {
-		return nil, err
-	}
-	step("cache and memory latency")
-	bw, bwt, err := MeasureCopyBandwidth(ctx, 128<<20, 2*rounds+1)
-	if err != nil {
-		return nil, err
-	}
-	res.CopyTiming = bwt
-	step("copy bandwidth")
-	tileNS, tt, err := MeasureTileCall(ctx, 2*rounds+1, minTime/4)
-	if err != nil {
-		return nil, err
-	}
-	res.TileCallTiming = tt
-	step("micro-kernel call")
-	if res.Activations, err = MeasureActivations(ctx, 2*rounds+1, minTime/4); err != nil {
-		return nil, err
-	}
-	step("activations")
-	handoff, ht, err := MeasureHandoff(ctx, 2*rounds+1)
-	if err != nil {
-		return nil, err
-	}
-	res.HandoffTiming = ht
-	step("thread hand-off")
-	switch ghz, ct, err := MeasureClock(ctx, 2*rounds+1); {
-	case errors.Is(err, ErrNoClockProbe):
-	case err != nil:
-		return nil, err
-	default:
-		res.ClockGHz, res.ClockTiming = ghz, ct
-	}
-	step("core clock")
-	if res.GEMMGFLOPS, res.GEMMTiming, err = MeasureGEMMRate(ctx, 2*rounds+1, minTime); err != nil {
-		return nil, err
-	}
-	step("GEMM rate")
 
 	times := make([][]float64, len(all))
 	for range rounds {
@@ -238,10 +244,11 @@ func Run(ctx context.Context, opt Options) (*Result, error) {
 	for i, p := range fit {
 		preds[i], secs[i] = p.predict, measured[i].Seconds
 	}
+	var err error
 	if res.Fit, err = FitCPU(base, bw, tileNS, preds, secs); err != nil {
 		return nil, err
 	}
-	res.CPU = res.Fit.Spec(base, 1)
+	res.CPU = res.Fit.Spec(base)
 	res.Efficiency = res.Fit.CoreGFLOPS / (res.Host.ClockGHz * float64(res.CPU.GEMMKernel.PeakFlopsPerCycle()))
 	if res.ClockGHz > 0 {
 		res.GEMMEfficiency = res.GEMMGFLOPS / (res.ClockGHz * float64(res.CPU.GEMMKernel.PeakFlopsPerCycle()))

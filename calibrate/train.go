@@ -98,23 +98,26 @@ func MeasureTrainStep(ctx context.Context, shape TrainShape, repeats int, minTim
 	if err != nil {
 		return TrainPoint{}, err
 	}
-	rng := rand.New(rand.NewPCG(7, uint64(shape.Batch)))
-	net.InitPyTorch(rng)
-	opt, err := nn.NewAdam(0, net)
+	rng, opt, err := initForTiming(net, shape.Batch)
 	if err != nil {
 		return TrainPoint{}, err
 	}
 	in, out := shape.Sizes[0], shape.Sizes[len(shape.Sizes)-1]
-	x := make([]float32, shape.Batch*in)
-	for i := range x {
-		x[i] = float32(rng.NormFloat64())
-	}
-	target := make([]float32, shape.Batch*out)
-	for i := range target {
-		target[i] = float32(rng.NormFloat64())
-	}
+	x := normals(rng, shape.Batch*in)
+	target := normals(rng, shape.Batch*out)
 	t, err := timeRepeats(ctx, supervisedStep(net, opt, x, target), repeats, minTime)
 	return TrainPoint{Shape: shape, Timing: t}, err
+}
+
+// initForTiming initializes net as PyTorch would, from a generator seeded
+// by the batch, and returns the generator (for the step's inputs) and an
+// Adam with learning rate 0, so that repeated steps leave the weights as
+// they are.
+func initForTiming(net *nn.Net, batch int) (*rand.Rand, *nn.Adam, error) {
+	rng := rand.New(rand.NewPCG(7, uint64(batch)))
+	net.InitPyTorch(rng)
+	opt, err := nn.NewAdam(0, net)
+	return rng, opt, err
 }
 
 // supervisedStep returns one training step of net on inputs x and

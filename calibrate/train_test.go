@@ -34,7 +34,7 @@ func TestFitRecoversAKnownCPU(t *testing.T) {
 		{CoreGFLOPS: 3, OpUS: 2, TileNS: 200, ElementwiseGBs: 10, Im2colNS: 5, MemBWGBs: 20},
 		{CoreGFLOPS: 400, OpUS: 0.05, TileNS: 5, ElementwiseGBs: 300, Im2colNS: 0.2, MemBWGBs: 20},
 	} {
-		spec := want.Spec(testCPU(), 1)
+		spec := want.Spec(testCPU())
 		var predict []Predictor
 		for _, s := range fitShapes {
 			predict = append(predict, s.Predictor())

@@ -64,7 +64,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 		return nil, err
 	}
 	spec, agent, rc := ag.Spec, ag.Agent, ag.Runtime
-	step := LearnerStep(ag)
+	step := ag.LearnerStep()
 	rc.Actors, rc.BatchSize, rc.Depth = cfg.Actors, cfg.Batch, cfg.Depth
 	rc.Replay.Capacity, rc.Replay.Fanout = cfg.Capacity, cfg.Fanout
 	rc.LearningStarts = min(rc.LearningStarts, max(cfg.Batch, cfg.Capacity/2))
@@ -85,16 +85,6 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 				cfg.Capacity, cfg.Env, need/(1<<30), maxReplayBytes>>30)}
 	}
 	return &offPolicySetup{spec, agent, rc, step}, nil
-}
-
-// LearnerStep describes one gradient step of an off-policy agent's learner
-// to the cost models: DQN's Q-network and its target, or the actor-critic
-// networks of DDPG and TD3.
-func LearnerStep(ag *agents.OffPolicyAgent) hw.LearnerStep {
-	if len(ag.Q.Layers) > 0 {
-		return hw.DQNStep(HWLayers(ag.Q))
-	}
-	return hw.ActorCriticStep(HWLayers(ag.Actor), HWLayers(ag.Critic), ag.TwinCritics)
 }
 
 func newOffPolicyDriver(cfg Config) (driver, error) {

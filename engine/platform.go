@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/rlxdev/rlx/core/dse"
-	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 	"github.com/rlxdev/rlx/sim"
@@ -34,26 +33,35 @@ func LoadPlatform(path string) (*hw.Platform, error) {
 
 // HostDevices is the user platform rlx calibrate measures on this machine
 // and saves in UserDevicesDir as host.yaml.
-const HostDevices = "host"
+const HostDevices = presets.HostDevices
 
-// UserDevicesDir is the directory of your platforms, each one NAME.yaml
-// for --devices NAME: rlx/devices under the user configuration directory
-// ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support
-// on macOS, %AppData% on Windows). "" when there is none.
-func UserDevicesDir() string {
+// UserDir is rlx's directory sub (devices, presets) under the user
+// configuration directory ($XDG_CONFIG_HOME or ~/.config on Linux,
+// ~/Library/Application Support on macOS, %AppData% on Windows): rlx/sub.
+// "" when there is none.
+func UserDir(sub string) string {
 	d, err := os.UserConfigDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(d, "rlx", "devices")
+	return filepath.Join(d, "rlx", sub)
 }
+
+// UserDevicesDir is the directory of your platforms, each one NAME.yaml
+// for --devices NAME: UserDir("devices").
+func UserDevicesDir() string { return UserDir("devices") }
+
+// userPlatformFile is the file of your platform name in dir.
+func userPlatformFile(dir, name string) string { return filepath.Join(dir, name+".yaml") }
 
 // UserDeviceNames returns the names of your platforms, the *.yaml files of
 // UserDevicesDir without ".yaml", sorted; nil when there are none or the
 // directory cannot be read. A name that is also an embedded preset is
 // listed, though --devices NAME loads the embedded one.
-func UserDeviceNames() []string {
-	dir := UserDevicesDir()
+func UserDeviceNames() []string { return userDeviceNames(UserDevicesDir()) }
+
+// userDeviceNames is UserDeviceNames of the directory dir.
+func userDeviceNames(dir string) []string {
 	if dir == "" {
 		return nil
 	}
@@ -95,7 +103,7 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 	}
 	dir := UserDevicesDir()
 	if dir != "" && isPlatformName(path) {
-		file := filepath.Join(dir, path+".yaml")
+		file := userPlatformFile(dir, path)
 		data, err := os.ReadFile(file)
 		if err == nil {
 			return file, data, nil
@@ -131,7 +139,7 @@ func HostPlatformPath() string {
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(dir, HostDevices+".yaml")
+	return userPlatformFile(dir, HostDevices)
 }
 
 // hostHint is the reason of the error for a HostDevices not yet measured:
@@ -150,7 +158,7 @@ func hostHint() string {
 func platformChoices(dir string, readErr error) string {
 	embedded := strings.Join(presets.DeviceNames(), ", ")
 	var choices string
-	switch yours := UserDeviceNames(); {
+	switch yours := userDeviceNames(dir); {
 	case dir == "":
 		choices = embedded + " (embedded)"
 	case len(yours) == 0:
@@ -159,31 +167,6 @@ func platformChoices(dir string, readErr error) string {
 		choices = fmt.Sprintf("%s (embedded) or %s (yours, in %s)", embedded, strings.Join(yours, ", "), dir)
 	}
 	return fmt.Sprintf("name a device YAML file or one of %s; %v", choices, readErr)
-}
-
-// HWLayers describes the layers of a core/nn network to the hardware
-// models: its dense and convolution layers, with their sizes and
-// activations. Scale layers (pixel normalization) have no
-// multiply-accumulates and are left out.
-func HWLayers(s nn.Shape) []hw.Layer {
-	var layers []hw.Layer
-	for _, l := range s.Layers {
-		act := hw.ActUnknown
-		switch l.Act {
-		case nn.ReLU:
-			act = hw.ActReLU
-		case nn.Tanh:
-			act = hw.ActTanh
-		}
-		switch l.Kind {
-		case "dense":
-			layers = append(layers, hw.Layer{Kind: hw.Dense, In: l.In.Size(), Out: l.Out.Size(), Act: act})
-		case "conv":
-			layers = append(layers, hw.Layer{Kind: hw.Conv, In: l.In.C, Out: l.Out.C,
-				Kernel: l.Kernel, Stride: l.Stride, InH: l.In.H, InW: l.In.W, Act: act})
-		}
-	}
-	return layers
 }
 
 // remapOffPolicy moves an off-policy clock to the mapping requested: auto

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
@@ -29,7 +30,7 @@ func hopperDDPG(t *testing.T, batch int) hw.Workload {
 	}
 	w := hw.Workload{Name: "Hopper/DDPG", Batch: batch, Capacity: 1_000_000, Fanout: 2, Actors: 16,
 		DataPointBytes: hw.TransitionBytes(11, 3)}
-	hw.ActorCriticStep(HWLayers(actor.Shape()), HWLayers(critic.Shape()), false).Apply(&w)
+	hw.ActorCriticStep(agents.HWLayers(actor.Shape()), agents.HWLayers(critic.Shape()), false).Apply(&w)
 	return w
 }
 

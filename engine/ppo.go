@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/ppo"
 	"github.com/rlxdev/rlx/hw"
@@ -64,7 +65,7 @@ func ppoIteration(cfg Config, tr *ppo.Trainer) sim.PPOIteration {
 		Name: cfg.Env + "/ppo", Envs: pc.NumEnvs, Horizon: pc.NumSteps,
 		Epochs: pc.Epochs, Minibatches: pc.Minibatches, Actors: cfg.Actors,
 		ObsDim: spec.Obs.Dim(), ActDim: spec.Act.Dim(), Params: tr.Params(),
-		Actor: HWLayers(tr.Actor().Shape()), Critic: HWLayers(tr.Critic().Shape()),
+		Actor: agents.HWLayers(tr.Actor().Shape()), Critic: agents.HWLayers(tr.Critic().Shape()),
 		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
 	}
 }

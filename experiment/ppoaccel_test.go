@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/engine"
@@ -31,7 +32,7 @@ func TestPPOAccelPongIsTheEnginesConvNet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := engine.HWLayers(cnn.Shape()); !slices.Equal(cfg.Layers, want) {
+	if want := agents.HWLayers(cnn.Shape()); !slices.Equal(cfg.Layers, want) {
 		t.Errorf("dse's Pong network %v, the engine's %v", cfg.Layers, want)
 	}
 }

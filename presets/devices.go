@@ -19,6 +19,10 @@ var deviceFS embed.FS
 // DefaultDevices is the platform of seed 000 Table IV.
 const DefaultDevices = "table-iv"
 
+// HostDevices names the user platform rlx calibrate measures on this
+// machine; it is not embedded (engine.PlatformFile finds it).
+const HostDevices = "host"
+
 // DeviceNames returns the names of the embedded device platforms, sorted
 // (file names without ".yaml").
 func DeviceNames() []string { return names(deviceFS, "devices") }

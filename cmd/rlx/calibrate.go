@@ -159,7 +159,7 @@ func ensureHostPlatform(ctx context.Context, cfgs []engine.Config, stderr io.Wri
 func printCalibration(out io.Writer, r *calibrate.Result, path string) {
 	h := r.Host
 	fmt.Fprintf(out, "Calibration of %s (%d CPUs, %.2f GHz reported, L1 %g KB, L2 %g KB, LLC %g MB), %s kernel, %s, %s.\n",
-		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
+		h.Model, h.Cores, h.ClockGHz, h.L1KB, h.L2KB, h.LLCMB, r.Kernel, r.Machine.GoVersion, r.When.Format("2006-01-02 15:04 UTC"))
 	fmt.Fprintf(out, "Latency: L1 %.1f ns, L2 %.1f ns, LLC %.1f ns, DRAM %.0f ns. Copy bandwidth %.1f GB/s (spread %.2f). Micro-kernel call %s (spread %.2f).\n",
 		r.Latency.L1NS, r.Latency.L2NS, r.Latency.LLCNS, r.Latency.DRAMNS, r.Fit.MemBWGBs, r.CopyTiming.Spread, units.Seconds(r.TileCallTiming.Seconds), r.TileCallTiming.Spread)
 	fmt.Fprintf(out, "Per element: ReLU %s, its derivative %s, tanh %s, its derivative %s. Thread hand-off %s (spread %.2f).\n",

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -95,16 +94,8 @@ func indent(s string) string {
 }
 
 // userPresetsDir is the directory rlx reads your presets from without
-// --presets: rlx/presets under the user configuration directory
-// ($XDG_CONFIG_HOME or ~/.config on Linux, ~/Library/Application Support
-// on macOS, %AppData% on Windows). "" when there is none.
-func userPresetsDir() string {
-	d, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "rlx", "presets")
-}
+// --presets: engine.UserDir("presets").
+func userPresetsDir() string { return engine.UserDir("presets") }
 
 // presetSearchDirs returns the preset directories in the order they
 // apply: your presets directory if it exists, then the --presets

@@ -10,6 +10,10 @@
 // benchmarks (bench) both start from, each then setting its own sizes.
 // PPO's recipe is core/ppo's Defaults.
 //
-// Imports: core/env, core/nn, core/runtime, core/dqn and core/ddpg of rlx,
-// nothing else of it.
+// HWLayers and OffPolicyAgent.LearnerStep describe the networks and a
+// gradient step to the hardware models, for the live run (engine) and the
+// host calibration (calibrate) alike.
+//
+// Imports: core/env, core/nn, core/runtime, core/dqn, core/ddpg and hw of
+// rlx, nothing else of it.
 package agents

@@ -61,8 +61,7 @@ func isUI(path string) bool {
 // states its place in the layers when it is added. The layers, bottom up:
 // internal helpers and presets; hw; core (numeric kernels, replay,
 // runtime, learners; core/dse explores hw); sim (the simulated platform
-// clock); engine and bench; calibrate (it describes the engine's learner
-// steps to hw as the engine does); report, experiment and tui; cmd.
+// clock); engine, bench and calibrate; report, experiment and tui; cmd.
 var mayImport = map[string][]string{
 	"internal/yamldoc":  nil,
 	"internal/baseline": nil,
@@ -83,11 +82,11 @@ var mayImport = map[string][]string{
 	"core/ddpg":         {"core/env", "core/nn", "core/replay", "core/runtime"},
 	"core/ppo":          {"core/env", "core/gae", "core/nn"},
 	"core/dse":          {"hw", "internal/papers"},
-	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg"},
+	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg", "hw"},
 	"sim":               {"hw", "core/dse"},
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
-	"calibrate":         {"core/*", "hw", "engine"},
+	"calibrate":         {"core/*", "hw", "presets", "internal/machine"},
 	"report":            {"engine", "internal/machine"},
 	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
 	"tui":               {"engine", "internal/units"},
