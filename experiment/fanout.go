@@ -94,8 +94,9 @@ func buildFanout(ctx context.Context, steps []StepResult, opt Options) (Report, 
 		if c.Env == "" {
 			c = s.Final.Config
 		}
+		host, sim := s.Final.Averages()
 		data.Steps = append(data.Steps, FanoutStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo),
-			Fanout: c.Fanout, Capacity: c.Capacity, Batch: c.Batch, HostGPS: hostGPS(s.Final), SimGPS: simGPS(s.Final)})
+			Fanout: c.Fanout, Capacity: c.Capacity, Batch: c.Batch, HostGPS: host.GPS, SimGPS: sim.GPS})
 	}
 	data.NotRun = notRun
 	rep.Markdown, rep.Data = fanoutMarkdown(data, opt.Quick), data

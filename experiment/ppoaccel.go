@@ -190,10 +190,11 @@ func ppoSteps(done []StepResult) []PPOStepRow {
 		if c.Env == "" {
 			c = f.Config
 		}
+		host, sim := f.Averages()
 		rows = append(rows, PPOStepRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Requested: c.Mapping.String(), Mapping: f.Mapping.Chosen,
 			Envs: c.Envs, Horizon: c.Horizon, Epochs: c.Epochs, Minibatch: c.Minibatches, GAE: c.GAE,
-			PredictedIPS: f.Mapping.PredictedGPS, HostIPS: hostIPS(f), SimIPS: simIPS(f), EnvSteps: f.Counters.EnvSteps,
+			PredictedIPS: f.Mapping.PredictedGPS, HostIPS: host.IPS, SimIPS: sim.IPS, EnvSteps: f.Counters.EnvSteps,
 			Mean100: mean100(f), Meaningful: f.Learning.Meaningful, Busiest: f.Busiest.String(),
 		})
 	}

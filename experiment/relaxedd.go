@@ -69,10 +69,11 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 		if c.Env == "" {
 			c = f.Config
 		}
+		host, sim := f.Averages()
 		data.Rows = append(data.Rows, RelaxedDRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Depth: max(c.Depth, 1),
 			EnvSteps: f.Counters.EnvSteps, GradSteps: f.Counters.GradSteps, Episodes: f.Counters.Episodes,
-			Mean100: mean100(f), Meaningful: f.Learning.Meaningful, HostGPS: hostGPS(f), SimGPS: simGPS(f),
+			Mean100: mean100(f), Meaningful: f.Learning.Meaningful, HostGPS: host.GPS, SimGPS: sim.GPS,
 			MeanStaleness: f.Replay.MeanStaleness, MaxStaleness: f.Replay.MaxStaleness,
 			Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS, Bound: f.Mapping.Bottleneck,
 			ChainUS: 1e6 * f.Mapping.LoopSeconds, LatencyUS: 1e6 * f.Mapping.LoopLatency,

@@ -248,10 +248,11 @@ func spoSteps(done []StepResult) (rows []SPOStepRow, base int) {
 		if c.Env == "" {
 			c = f.Config
 		}
+		host, sim := f.Averages()
 		r := SPOStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Learners: max(c.Learners, 1),
 			Batch: c.Batch, EnvSteps: f.Counters.EnvSteps, GradSteps: f.Counters.GradSteps,
 			Episodes: f.Counters.Episodes, Mean100: mean100(f), Meaningful: f.Learning.Meaningful,
-			HostGPS: hostGPS(f), SimGPS: simGPS(f)}
+			HostGPS: host.GPS, SimGPS: sim.GPS}
 		if base < 0 && r.Learners == 1 {
 			base, baseGPS = s.Index, r.HostGPS
 		}

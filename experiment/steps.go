@@ -66,22 +66,6 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// hostGPS is the gradient steps per second of host time over the whole
-// run (engine.Snapshot.Averages).
-func hostGPS(s *engine.Snapshot) float64 { h, _ := s.Averages(); return h.GPS }
-
-// simGPS is the gradient steps per second of simulated platform time over
-// the whole run: the steps charged to that clock, which off-policy trail
-// the steps trained by up to D.
-func simGPS(s *engine.Snapshot) float64 { _, sim := s.Averages(); return sim.GPS }
-
-// hostIPS is the samples collected per second of host time over the whole
-// run of PPO: IPS over whole iterations (003 §5.3.1).
-func hostIPS(s *engine.Snapshot) float64 { h, _ := s.Averages(); return h.IPS }
-
-// simIPS is hostIPS on the simulated platform clock.
-func simIPS(s *engine.Snapshot) float64 { _, sim := s.Averages(); return sim.IPS }
-
 // mean100 returns the mean of the last 100 episode returns, or nil before
 // the first episode ended.
 func mean100(s *engine.Snapshot) *float64 {

@@ -216,10 +216,11 @@ func table5Measured(done []StepResult, pub *papers.Tables) []Table5StepRow {
 			c = f.Config
 		}
 		env, note := tableIIIWorkload(c)
+		host, sim := f.Averages()
 		row := Table5StepRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Batch: c.Batch,
 			Requested: c.Mapping.String(), Mapping: f.Mapping.Chosen, PredictedGPS: f.Mapping.PredictedGPS,
-			SimGPS: simGPS(f), SimGPSRecent: f.SimRecent.GPS, HostGPS: hostGPS(f), GradSteps: f.Counters.GradSteps,
+			SimGPS: sim.GPS, SimGPSRecent: f.SimRecent.GPS, HostGPS: host.GPS, GradSteps: f.Counters.GradSteps,
 			Busiest: f.Busiest.String(), Workload: note,
 		}
 		for _, m := range pub.Heterogeneous.OptimalMapping {

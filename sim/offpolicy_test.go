@@ -76,18 +76,8 @@ func TestStrictLoopSerializes(t *testing.T) {
 	const b = 16384
 	clock := func(depth int) (*Placement, *OffPolicy) {
 		w := hopperDDPG(t, b)
-		w.Depth, w.Actors = depth, 1
-		pl, err := Place(defaultPlatform(t), w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := pl.Select(hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU}); err != nil {
-			t.Fatal(err)
-		}
-		s, err := NewOffPolicy(pl)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w.Depth = depth
+		pl, s := newClock(t, defaultPlatform(t), w, &hw.Mapping{Learner: hw.GPU, RMM: hw.CPU, Storage: hw.GPU})
 		return pl, s
 	}
 	pl, strict := clock(1)
@@ -130,17 +120,7 @@ func TestRelaxedDependencyHidesTransferLatency(t *testing.T) {
 		for i, depth := range []int{1, 50} {
 			w := hopperDDPG(t, b)
 			w.Depth, w.Actors = depth, 16
-			pl, err := Place(p, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.Select(c.m); err != nil {
-				t.Fatal(err)
-			}
-			s, err := NewOffPolicy(pl)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pl, s := newClock(t, p, w, &c.m)
 			gps[i], ev[i] = simulatedGPS(t, s, 400), pl.Eval
 		}
 		saved := 1/gps[0] - 1/gps[1]
@@ -236,14 +216,7 @@ func TestOffPolicyPipelinesGroupBanks(t *testing.T) {
 func TestRemapRefusesAnInfeasibleMapping(t *testing.T) {
 	w := hopperDDPG(t, 256)
 	w.Capacity = 1 << 30 // 116 GiB of transitions
-	pl, err := Place(defaultPlatform(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewOffPolicy(pl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pl, s := newClock(t, defaultPlatform(t), w, nil)
 	before, eval, costs := pl.Mapping, pl.Eval, s.costs
 	gpu := hw.Mapping{Learner: hw.GPU, RMM: hw.GPU, Storage: hw.GPU}
 	if err := s.Remap(gpu); !errors.Is(err, ErrInfeasible) || !strings.Contains(err.Error(), "exceeds GPU memory") {
@@ -314,18 +287,7 @@ func TestCPUHandoffs(t *testing.T) {
 		clock := func(handoffUS float64) (*Placement, *OffPolicy, float64) {
 			cpu.HandoffUS = handoffUS
 			w := hopperDDPG(t, 256)
-			w.Depth, w.Actors = 1, 1
-			pl, err := Place(p, w)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := pl.Select(tc.m); err != nil {
-				t.Fatal(err)
-			}
-			s, err := NewOffPolicy(pl)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pl, s := newClock(t, p, w, &tc.m)
 			c, b := s.costs, int64(256)
 			chain := c.sample + c.gather + c.train + c.update + pl.Est.CrossingSeconds(tc.m.RMM, tc.m.Storage, 4*b) +
 				pl.Est.CrossingSeconds(tc.m.Storage, tc.m.Learner, w.BatchBytes(256)) + pl.Est.CrossingSeconds(tc.m.Learner, tc.m.RMM, 8*b)
@@ -342,4 +304,24 @@ func TestCPUHandoffs(t *testing.T) {
 			t.Errorf("%s: the exploration's loop is %.6g s, want %.6g s", tc.m, ev.LoopS, want)
 		}
 	}
+}
+
+// newClock places w on p and starts its clock, on mapping m (the
+// exploration's choice when nil).
+func newClock(t *testing.T, p *hw.Platform, w hw.Workload, m *hw.Mapping) (*Placement, *OffPolicy) {
+	t.Helper()
+	pl, err := Place(p, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != nil {
+		if err := pl.Select(*m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := NewOffPolicy(pl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pl, s
 }

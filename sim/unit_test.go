@@ -55,14 +55,7 @@ func TestChargingAllocatesNothing(t *testing.T) {
 	p := defaultPlatform(t)
 	w := hopperDDPG(t, 256)
 	w.Depth, w.Actors = 8, 4
-	pl, err := Place(p, w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := NewOffPolicy(pl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, off := newClock(t, p, w, nil)
 	ppo, err := NewPPO(p, cartPolePPO(4, 4))
 	if err != nil {
 		t.Fatal(err)
@@ -93,14 +86,7 @@ func TestChargingAllocatesNothing(t *testing.T) {
 func TestArrivalsStayBounded(t *testing.T) {
 	w := hopperDDPG(t, 256)
 	w.Depth, w.Actors = 8, 4
-	pl, err := Place(defaultPlatform(t), w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, err := NewOffPolicy(pl)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, off := newClock(t, defaultPlatform(t), w, nil)
 	step := func() {
 		off.ActorSteps(w.InsertsPerStep())
 		off.GradientStep()

@@ -27,6 +27,22 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// isolateUserConfig points the user configuration directory (presets,
+// platforms, the calibrated host) at a fresh temporary one and returns
+// it; it skips the test where os.UserConfigDir does not follow the
+// variables, so that no test writes into the real user's files.
+func isolateUserConfig(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", dir) // Linux and the BSDs
+	t.Setenv("AppData", dir)         // Windows
+	t.Setenv("HOME", dir)            // macOS: ~/Library/Application Support
+	if got := engine.UserDevicesDir(); !strings.HasPrefix(got, dir) {
+		t.Skipf("the user configuration directory is %s here, not under %s", got, dir)
+	}
+	return dir
+}
+
 func readRun(t *testing.T, dir string) report.Run {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -181,10 +197,7 @@ func TestNotATerminal(t *testing.T) {
 }
 
 func TestPresetsCommand(t *testing.T) {
-	config := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", config)
-	t.Setenv("AppData", config)
-	t.Setenv("HOME", config)
+	isolateUserConfig(t)
 	if err := os.MkdirAll(engine.UserDevicesDir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -245,13 +258,8 @@ func (l *lockedBuffer) String() string {
 // TestUserPresetsDir reads presets from rlx/presets under the user
 // configuration directory, and --presets replaces one of the same name.
 func TestUserPresetsDir(t *testing.T) {
-	cfgHome := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfgHome)
-	t.Setenv("AppData", cfgHome) // os.UserConfigDir on Windows
+	isolateUserConfig(t)
 	mine := userPresetsDir()
-	if !strings.HasPrefix(mine, cfgHome) {
-		t.Skipf("the user configuration directory is %s here, not under XDG_CONFIG_HOME", mine)
-	}
 	if err := os.MkdirAll(mine, 0o755); err != nil {
 		t.Fatal(err)
 	}

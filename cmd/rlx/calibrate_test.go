@@ -25,10 +25,7 @@ func TestCalibrateQuick(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("times real kernels for seconds")
 	}
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	t.Setenv("AppData", dir)
-	t.Setenv("HOME", dir)
+	isolateUserConfig(t)
 	out, err := execute(t, newCalibrateCmd(), "--quick", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +76,7 @@ func TestCalibrateQuick(t *testing.T) {
 	if want, _ := strconv.ParseFloat(strconv.FormatFloat(res.Fit.CoreGFLOPS*float64(p.CPU.Cores), 'g', 4, 64), 64); p.CPU.PeakGFLOPS != want {
 		t.Errorf("peak %g, fit %g x %d cores", p.CPU.PeakGFLOPS, res.Fit.CoreGFLOPS, p.CPU.Cores)
 	}
-	data, err := os.ReadFile(filepath.Join(engine.UserDevicesDir(), "host.yaml"))
+	data, err := os.ReadFile(engine.HostPlatformPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +85,7 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range consts {
-		if strings.HasPrefix(c.Path, "cpu.") && strings.TrimSpace(c.Source) == "" {
+		if strings.HasPrefix(c.Path, "cpu.") && c.Kind == hw.Unsourced {
 			t.Errorf("%s has no source", c.Path)
 		}
 	}
@@ -101,15 +98,12 @@ func TestCalibrateQuick(t *testing.T) {
 // platform, a file named host here, or a host.yaml already there (even one
 // that does not load), and nothing is measured or written.
 func TestEnsureHostPlatformLeavesWhatIsThere(t *testing.T) {
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir)
-	t.Setenv("AppData", dir)
-	t.Setenv("HOME", dir)
+	isolateUserConfig(t)
 	var stderr strings.Builder
 	if err := ensureHostPlatform(context.Background(), []engine.Config{{Devices: "table-iv"}, {}}, &stderr); err != nil || stderr.Len() > 0 {
 		t.Errorf("no host configuration: %v, %q", err, stderr.String())
 	}
-	if _, err := os.Stat(filepath.Join(engine.UserDevicesDir(), "host.yaml")); err == nil {
+	if _, err := os.Stat(engine.HostPlatformPath()); err == nil {
 		t.Error("host.yaml written for a run that does not use it")
 	}
 	// A platform file named host in the working directory is what

@@ -8,7 +8,8 @@ import (
 // progress writes progress to stderr: on a terminal one line rewritten in
 // place, elsewhere a line per call (the caller decides how often). end
 // closes a line left open, so that what is printed next, an error among
-// it, starts on a line of its own; callers defer it.
+// it, starts on a line of its own; callers call it when the work ends,
+// before they print its result or its error.
 type progress struct {
 	w    io.Writer
 	live bool

@@ -129,10 +129,7 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	config := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", config)
-	t.Setenv("AppData", config)
-	t.Setenv("HOME", config)
+	isolateUserConfig(t)
 	n, ran := 0, 0
 	for _, p := range all {
 		if p.Kind == engine.KindRun {
