@@ -300,6 +300,21 @@ func (n *Net) Reserve(batch int) {
 	}
 }
 
+// FloatsPerSample returns the float32 values Reserve holds for each sample
+// of a batch: every layer's output, the two gradient buffers of the widest
+// layer and a bias one. It is what a caller sizing a batch to a memory
+// budget needs (the convolutions' im2col buffers do not grow with the
+// batch and are not counted).
+func (n *Net) FloatsPerSample() int {
+	maxWidth, outs := n.in.Size(), 0
+	for _, l := range n.layers {
+		w := l.shape().Out.Size()
+		outs += w
+		maxWidth = max(maxWidth, w)
+	}
+	return outs + len(n.g)*maxWidth + 1
+}
+
 // Forward computes the network on a batch: x holds batch = len(x)/In().Size()
 // samples, and dst receives batch*Out().Size() outputs. Forward keeps x (not
 // a copy) and the activations for Backward: x must not change until then.

@@ -161,3 +161,29 @@ func TestCheckHidden(t *testing.T) {
 		}
 	}
 }
+
+// FloatsPerSample is what Reserve holds per sample of a batch: a caller
+// sizing its batches to a memory budget relies on it.
+func TestFloatsPerSample(t *testing.T) {
+	n, err := NewMLP([]int{4, 64, 32, 2}, Tanh, Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Outputs 64 + 32 + 2, two gradient buffers of the widest layer (64),
+	// one bias one.
+	if got, want := n.FloatsPerSample(), 64+32+2+2*64+1; got != want {
+		t.Fatalf("FloatsPerSample = %d, want %d", got, want)
+	}
+	const batch = 100
+	n.Reserve(batch)
+	held := cap(n.ws.ones)
+	for _, o := range n.outs {
+		held += cap(o)
+	}
+	for _, g := range n.g {
+		held += cap(g)
+	}
+	if held != batch*n.FloatsPerSample() {
+		t.Errorf("Reserve(%d) holds %d floats, FloatsPerSample says %d per sample", batch, held, n.FloatsPerSample())
+	}
+}

@@ -41,7 +41,14 @@ func ClippedSurrogate(dLogp, newLogp, oldLogp, adv []float32, clip float64) Surr
 		panic(fmt.Sprintf("ppo: ClippedSurrogate: newLogp %d, oldLogp %d, adv %d, dLogp %d values: need equal, positive lengths",
 			m, len(oldLogp), len(adv), len(dLogp)))
 	}
-	inv := 1 / float64(m)
+	return clippedSurrogate(dLogp, newLogp, oldLogp, adv, clip, 1/float64(m))
+}
+
+// clippedSurrogate is ClippedSurrogate over a part of a minibatch of 1/inv
+// samples: its loss and statistics are this part's share of the
+// minibatch's means, and its gradients those of the minibatch's loss, so
+// that the parts of a minibatch add up to the whole.
+func clippedSurrogate(dLogp, newLogp, oldLogp, adv []float32, clip, inv float64) SurrogateStats {
 	lo, hi := 1-clip, 1+clip
 	var s SurrogateStats
 	var clipped int
@@ -93,7 +100,12 @@ func ValueLoss(dv, v, oldV, ret []float32, clip, coef float64) float64 {
 		panic(fmt.Sprintf("ppo: ValueLoss: v %d, oldV %d, ret %d, dv %d values, clip %v: need equal, positive lengths and clip >= 0",
 			m, len(oldV), len(ret), len(dv), clip))
 	}
-	inv := 1 / float64(m)
+	return valueLoss(dv, v, oldV, ret, clip, coef, 1/float64(m))
+}
+
+// valueLoss is ValueLoss over a part of a minibatch of 1/inv samples, as
+// clippedSurrogate.
+func valueLoss(dv, v, oldV, ret []float32, clip, coef, inv float64) float64 {
 	var loss float64
 	for i := range v {
 		p, r := float64(v[i]), float64(ret[i])
@@ -123,6 +135,14 @@ func ValueLoss(dv, v, oldV, ret []float32, clip, coef float64) float64 {
 		dv[i] = float32(coef * maxGrad(lu, lc, gu, gc) * inv)
 	}
 	return 0.5 * loss * inv
+}
+
+// add accumulates the share o of a part of the minibatch.
+func (s *SurrogateStats) add(o SurrogateStats) {
+	s.Loss += o.Loss
+	s.ApproxKL += o.ApproxKL
+	s.OldApproxKL += o.OldApproxKL
+	s.ClipFrac += o.ClipFrac
 }
 
 // maxGrad is the gradient of max(x1, x2) given the gradients g1 of x1 and

@@ -109,3 +109,14 @@ type Episode struct {
 type EpisodeObserver interface {
 	ObserveEpisode(ep Episode)
 }
+
+// ChunkObserver is implemented by Observers that also want to hear from
+// inside a minibatch too large for the networks to hold at once, between
+// its chunks: nothing has ended that could be charged, but a viewer can
+// show that the update is still going, and stop or pause it there.
+// SetObserver checks for it once.
+type ChunkObserver interface {
+	// ObserveChunk reports that done of the minibatch's total samples
+	// have been through the networks.
+	ObserveChunk(done, total int)
+}

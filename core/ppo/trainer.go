@@ -41,6 +41,7 @@ type Trainer struct {
 	actDim     int // logits (discrete) or means (continuous) per sample
 	discrete   bool
 	batch, mb  int
+	chunk      int // samples of a minibatch the networks hold at once (chunkSize)
 	iterations int
 
 	actor, critic *nn.Net
@@ -93,6 +94,7 @@ type Trainer struct {
 	steps    int64
 	observer Observer
 	episodes EpisodeObserver
+	chunks   ChunkObserver
 	ev       Event // the event being built; passed to the observer by value
 }
 
@@ -173,8 +175,9 @@ func (tr *Trainer) buildNets() error {
 	}
 	tr.opt.Eps = tr.cfg.AdamEps
 	// Size every buffer now, so that no iteration allocates.
-	tr.actor.Reserve(max(tr.mb, tr.n))
-	tr.critic.Reserve(max(tr.mb, tr.n))
+	tr.chunk = chunkSize(tr.mb, tr.actor.FloatsPerSample()+tr.critic.FloatsPerSample(), 2*(len(tr.actor.Params())+len(tr.critic.Params())))
+	tr.actor.Reserve(max(tr.chunk, tr.n))
+	tr.critic.Reserve(max(tr.chunk, tr.n))
 	return nil
 }
 
@@ -238,11 +241,15 @@ func (tr *Trainer) row(buf []float32, i int) []float32 {
 }
 
 // SetObserver makes o receive every primitive (and, if o is an
-// EpisodeObserver, every finished episode) from now on; nil removes it.
+// EpisodeObserver, every finished episode; if a ChunkObserver, the chunks
+// of large minibatches) from now on; nil removes it.
 func (tr *Trainer) SetObserver(o Observer) {
-	tr.observer, tr.episodes = o, nil
+	tr.observer, tr.episodes, tr.chunks = o, nil, nil
 	if eo, ok := o.(EpisodeObserver); ok {
 		tr.episodes = eo
+	}
+	if co, ok := o.(ChunkObserver); ok {
+		tr.chunks = co
 	}
 }
 
@@ -308,7 +315,11 @@ func (tr *Trainer) Run(ctx context.Context, each func(IterStats) error) error {
 // emit closes the primitive that began at start: it adds its duration to
 // the phase, tells the observer, and returns the start of the next one.
 func (tr *Trainer) emit(st *IterStats, ph Phase, items int, start time.Time) time.Time {
-	end := time.Now()
+	return tr.emitSpan(st, ph, items, start, time.Now())
+}
+
+// emitSpan is emit for a phase that ran from start to end.
+func (tr *Trainer) emitSpan(st *IterStats, ph Phase, items int, start, end time.Time) time.Time {
 	st.Phases[ph] += end.Sub(start)
 	e := &tr.ev
 	if tr.observer == nil {

@@ -37,7 +37,7 @@ func (tr *Trainer) update(ctx context.Context, st *IterStats, now time.Time) err
 			}
 			tr.ev.Minibatch = b
 			var err error
-			now, kl, err = tr.minibatch(st, tr.perm[b*tr.mb:(b+1)*tr.mb], now)
+			now, kl, err = tr.minibatch(ctx, st, tr.perm[b*tr.mb:(b+1)*tr.mb], now)
 			if err != nil {
 				tr.finishStats(st)
 				return err
@@ -75,49 +75,93 @@ func shuffle(p []int, rng *rand.Rand) {
 	}
 }
 
-// minibatch makes one gradient step on the samples idx and returns the
-// start of the next primitive and the minibatch's approximate KL.
-func (tr *Trainer) minibatch(st *IterStats, idx []int, now time.Time) (time.Time, float64, error) {
-	m := len(idx)
-	tr.gather(idx)
+// The networks hold the activations of at most chunk samples of a
+// minibatch at once: a larger minibatch is processed in chunks whose
+// gradients add up (the losses are means over the whole minibatch), with
+// the context checked between chunks. So a minibatch of millions of
+// samples needs no more memory than a chunk, and stops within a chunk's
+// work of a cancellation.
+const (
+	chunkFloats = 1 << 24 // activations and gradients of both networks: 64 MiB
+	chunkFLOPs  = 1 << 30 // forward work of both networks, about 20 ms of a core
+)
 
-	// Loss: forward both networks, the losses and their gradients with
-	// respect to the network outputs.
-	tr.actor.ZeroGrad()
-	tr.critic.ZeroGrad()
-	tr.actor.Forward(tr.mbOut, tr.mbObs)
-	if tr.discrete {
-		nn.CategoricalLogProb(tr.mbLogp, tr.mbEnt, tr.mbOut, tr.actDim, tr.mbActIdx)
-	} else {
-		tr.head.ZeroGrad()
-		tr.head.LogProb(tr.mbLogp, tr.mbEnt, tr.mbOut, tr.mbActVec)
-	}
-	tr.critic.Forward(tr.mbV, tr.mbObs)
+// chunkSize returns the chunk for minibatches of mb samples of networks
+// holding floats values and doing flops of forward work per sample.
+func chunkSize(mb, floats, flops int) int {
+	return max(1, min(mb, chunkFloats/max(floats, 1), chunkFLOPs/max(flops, 1)))
+}
+
+// minibatch makes one gradient step on the samples idx and returns the
+// start of the next primitive and the minibatch's approximate KL. A
+// cancelled ctx abandons the step between chunks, the networks untouched.
+func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now time.Time) (time.Time, float64, error) {
+	m, ad := len(idx), tr.actDim
+	tr.gather(idx)
 	if tr.cfg.NormAdv {
 		NormalizeAdvantages(tr.mbAdv, tr.mbAdv)
 	}
-	s := ClippedSurrogate(tr.mbDLogp, tr.mbLogp, tr.mbOL, tr.mbAdv, tr.cfg.ClipCoef)
 	vclip := 0.0
 	if tr.cfg.ClipVLoss {
 		vclip = tr.cfg.ClipCoef
 	}
-	vl := ValueLoss(tr.mbDV, tr.mbV, tr.mbOldV, tr.mbRet, vclip, tr.cfg.VFCoef)
-	var ent float64
-	for _, h := range tr.mbEnt {
-		ent += float64(h)
+	tr.actor.ZeroGrad()
+	tr.critic.ZeroGrad()
+	if !tr.discrete {
+		tr.head.ZeroGrad()
+	}
+
+	// Per chunk: forward both networks, the losses and their gradients
+	// with respect to the network outputs, then backward through both.
+	// The phases interleave when there are several chunks; each is
+	// charged once, with its host time summed over the chunks.
+	inv := 1 / float64(m)
+	var (
+		s        SurrogateStats
+		vl, ent  float64
+		backward time.Duration
+		observed time.Duration // in ObserveChunk: no phase's
+	)
+	for lo := 0; lo < m; lo += tr.chunk {
+		if lo > 0 {
+			if tr.chunks != nil {
+				t := time.Now()
+				tr.chunks.ObserveChunk(lo, m)
+				observed += time.Since(t)
+			}
+			if ctx.Err() != nil {
+				return now, s.ApproxKL, ctx.Err()
+			}
+		}
+		hi := min(m, lo+tr.chunk)
+		obs, out, dOut := tr.mbObs[lo*tr.obsDim:hi*tr.obsDim], tr.mbOut[lo*ad:hi*ad], tr.mbDOut[lo*ad:hi*ad]
+		logp, h, dLogp, dEnt := tr.mbLogp[lo:hi], tr.mbEnt[lo:hi], tr.mbDLogp[lo:hi], part(tr.mbDEnt, lo, hi)
+		tr.actor.Forward(out, obs)
+		if tr.discrete {
+			nn.CategoricalLogProb(logp, h, out, ad, tr.mbActIdx[lo:hi])
+		} else {
+			tr.head.LogProb(logp, h, out, tr.mbActVec[lo*ad:hi*ad])
+		}
+		tr.critic.Forward(tr.mbV[lo:hi], obs)
+		s.add(clippedSurrogate(dLogp, logp, tr.mbOL[lo:hi], tr.mbAdv[lo:hi], tr.cfg.ClipCoef, inv))
+		vl += valueLoss(tr.mbDV[lo:hi], tr.mbV[lo:hi], tr.mbOldV[lo:hi], tr.mbRet[lo:hi], vclip, tr.cfg.VFCoef, inv)
+		for _, e := range h {
+			ent += float64(e)
+		}
+		if tr.discrete {
+			nn.CategoricalBackward(dOut, out, ad, tr.mbActIdx[lo:hi], dLogp, dEnt)
+		} else {
+			tr.head.Backward(dOut, out, tr.mbActVec[lo*ad:hi*ad], dLogp, dEnt)
+		}
+		t := time.Now()
+		tr.actor.Backward(nil, dOut)
+		tr.critic.Backward(nil, tr.mbDV[lo:hi])
+		backward += time.Since(t)
 	}
 	ent /= float64(m)
-	if tr.discrete {
-		nn.CategoricalBackward(tr.mbDOut, tr.mbOut, tr.actDim, tr.mbActIdx, tr.mbDLogp, tr.mbDEnt)
-	} else {
-		tr.head.Backward(tr.mbDOut, tr.mbOut, tr.mbActVec, tr.mbDLogp, tr.mbDEnt)
-	}
-	now = tr.emit(st, PhaseLoss, m, now)
-
-	// Backward through both networks.
-	tr.actor.Backward(nil, tr.mbDOut)
-	tr.critic.Backward(nil, tr.mbDV)
-	now = tr.emit(st, PhaseBackward, m, now)
+	end := time.Now()
+	tr.emitSpan(st, PhaseLoss, m, now.Add(observed), end.Add(-backward))
+	now = tr.emitSpan(st, PhaseBackward, m, end.Add(-backward), end)
 
 	// Optimizer: joint clipping, as clip_grad_norm_(agent.parameters()),
 	// then Adam. A non-finite norm would poison every parameter: refuse.
@@ -138,6 +182,14 @@ func (tr *Trainer) minibatch(st *IterStats, idx []int, now time.Time) (time.Time
 	st.ClipFrac += s.ClipFrac
 	st.GradNorm += norm
 	return now, s.ApproxKL, nil
+}
+
+// part returns x[lo:hi], or nil for a nil x (an optional gradient).
+func part(x []float32, lo, hi int) []float32 {
+	if x == nil {
+		return nil
+	}
+	return x[lo:hi]
 }
 
 // gather copies the samples idx of the rollout into the minibatch buffers.
