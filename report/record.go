@@ -86,8 +86,15 @@ func (r *Recorder) WriteCSV(w io.Writer) error {
 			num(x.host.GPS), num(x.sim.GPS), num(x.host.SPS), num(x.sim.SPS), num(x.host.IPS), num(x.sim.IPS),
 			num(x.host.GAE), num(x.sim.GAE), num(x.ret100), num(x.retLast), num(x.staleness), fmt.Sprint(x.replayLen),
 		}
-		for _, l := range x.losses {
-			rec = append(rec, num(l))
+		// Rows recorded before the first loss report have no losses:
+		// they still get every column, empty, so that strict CSV readers
+		// accept the file.
+		for i := range r.losses {
+			v := math.NaN()
+			if i < len(x.losses) {
+				v = x.losses[i]
+			}
+			rec = append(rec, num(v))
 		}
 		if err := cw.Write(rec); err != nil {
 			return err

@@ -157,3 +157,31 @@ func TestNewRunRates(t *testing.T) {
 		t.Errorf("PPO prediction: gps %v, ips %v", m.PredictedGPS, m.PredictedIPS)
 	}
 }
+
+// A PPO run reports its first losses after its first update: the rows
+// before it still have every column, empty where there is no loss, or
+// strict CSV readers reject the file.
+func TestCSVRowsBeforeTheFirstLoss(t *testing.T) {
+	snaps := snapshots(6, engine.Finished)
+	for _, s := range snaps[:3] {
+		s.Learning.Losses = nil
+	}
+	var rec Recorder
+	for _, s := range snaps {
+		rec.Add(s)
+	}
+	var buf bytes.Buffer
+	if err := rec.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatalf("metrics.csv does not parse: %v", err)
+	}
+	if len(rows) != 7 || len(rows[0]) != len(columns)+2 {
+		t.Fatalf("%d rows, header %v", len(rows), rows[0])
+	}
+	if rows[1][len(columns)] != "" || rows[4][len(columns)] != "0.25" {
+		t.Errorf("loss_td_loss cells: before the first loss %q, after %q", rows[1][len(columns)], rows[4][len(columns)])
+	}
+}
