@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/rlxdev/rlx/internal/machine"
 )
 
 // Defaults stand in for what the system does not report (no /proc or /sys,
@@ -143,7 +145,7 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 	}
 
 	if b, err := fs.ReadFile(fsys, meminfoPath); err == nil {
-		if kb := parseMemTotalKB(string(b)); kb > 0 {
+		if kb := machine.MemTotalKB(string(b)); kb > 0 {
 			h.MemoryGB = kb / (1 << 20)
 			h.Sources["MemoryGB"] = "/" + meminfoPath + ": MemTotal"
 		}
@@ -163,19 +165,6 @@ func hostCPUFromFS(fsys fs.FS, cores int, flags []string) HostCPU {
 		h.Sources["LLCMB"] = c.source
 	}
 	return h
-}
-
-// parseMemTotalKB returns MemTotal of /proc/meminfo in KiB, 0 if absent
-// or malformed.
-func parseMemTotalKB(text string) float64 {
-	for _, line := range strings.Split(text, "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-			if kb, err := strconv.ParseFloat(f[1], 64); err == nil && kb > 0 {
-				return kb
-			}
-		}
-	}
-	return 0
 }
 
 // cpuInfo is what hostCPUFromFS takes from /proc/cpuinfo.

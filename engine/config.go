@@ -142,12 +142,28 @@ func (c Config) Validate() error {
 		return err
 	}
 	if c.Algo.OnPolicy() {
+		// Each of N and T is in range, but their product sizes the rollout
+		// core/ppo keeps: say so in the user's terms, at the field that
+		// makes it too large.
+		if n := c.Envs * c.Horizon; n > ppo.MaxBatch {
+			return &FieldError{"horizon", fmt.Sprint(c.Horizon),
+				fmt.Sprintf("envs x horizon = %d x %d = %d samples per iteration, more than the %d a PPO iteration holds: lower envs or horizon",
+					c.Envs, c.Horizon, n, ppo.MaxBatch)}
+		}
 		if n := c.Envs * c.Horizon; n%c.Minibatches != 0 || c.Minibatches > n {
 			return &FieldError{"minibatches", fmt.Sprint(c.Minibatches),
 				fmt.Sprintf("must divide the %d samples of an iteration (envs x horizon)", n)}
 		}
-	} else if c.Batch > c.Capacity {
-		return &FieldError{"batch", fmt.Sprint(c.Batch), fmt.Sprintf("must be at most the capacity, %d", c.Capacity)}
+	} else {
+		if c.Batch > c.Capacity {
+			return &FieldError{"batch", fmt.Sprint(c.Batch), fmt.Sprintf("must be at most the capacity, %d", c.Capacity)}
+		}
+		// SPO gives each learner a bank of the buffer (001 ch. 5), and a
+		// bank holds at least one transition.
+		if c.Learners > c.Capacity {
+			return &FieldError{"learners", fmt.Sprint(c.Learners),
+				fmt.Sprintf("must be at most the capacity, %d: each learner samples its own bank of the replay buffer", c.Capacity)}
+		}
 	}
 	if c.Duration < 0 {
 		return &FieldError{"duration", c.Duration.String(), "must be >= 0 (0 for no limit)"}

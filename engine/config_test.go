@@ -25,6 +25,9 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Batch: 512, Capacity: 100}, "batch", "batch 512 is not allowed: must be at most the capacity, 100"},
 		{Config{Depth: 5000}, "depth", "depth 5000"},
 		{Config{Algo: "ppo", Envs: 4, Horizon: 10, Minibatches: 3}, "minibatches", "must divide the 40 samples"},
+		{Config{Algo: "ppo", Envs: 1024, Horizon: 65536}, "horizon", "envs x horizon = 1024 x 65536 = 67108864 samples per iteration, more than the 16777216"},
+		{Config{Algo: "ppo", Envs: 1024, Horizon: 16384, Minibatches: 1}, "", ""},
+		{Config{Learners: 16, Capacity: 8, Batch: 4}, "learners", "learners 16 is not allowed: must be at most the capacity, 8"},
 		{Config{Steps: -1}, "steps", "steps -1"},
 		{Config{Duration: -1}, "duration", "duration -1ns"},
 	}

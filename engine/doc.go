@@ -18,6 +18,7 @@
 // The simulated platform clock itself is package sim: the engine drives it
 // and turns its traces into views.
 //
-// engine imports core/*, hw, core/dse, sim and presets; it never imports tui
-// or cmd.
+// engine imports core/*, hw, core/dse, sim, presets, internal/yamldoc,
+// internal/units and internal/machine (the memory a run may use); it never
+// imports tui or cmd.
 package engine

@@ -30,6 +30,12 @@ type ppoDriver struct {
 	stats     ppo.IterStats
 	haveStats bool
 	stopErr   error
+
+	// The host-time budget, checked where the gate is: an iteration of
+	// millions of samples takes far longer than the budget may allow, so
+	// reaching it cancels the iteration (budgetStop) where it stands.
+	budgetStop context.CancelFunc
+	budgetDone bool
 }
 
 func newPPODriver(cfg Config) (*ppoDriver, error) {
@@ -98,11 +104,16 @@ func ppoConfig(cfg Config) (ppo.Config, error) {
 }
 
 func (d *ppoDriver) run(ctx context.Context, g *gate) error {
-	d.g, d.ctx = g, ctx
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.g, d.ctx, d.budgetStop = g, ictx, cancel
 	for !d.tr.Done() {
-		st, err := d.tr.Iterate(ctx)
+		st, err := d.tr.Iterate(ictx)
 		if d.stopErr != nil {
 			return d.stopErr
+		}
+		if d.budgetDone && ctx.Err() == nil {
+			return nil // the budget ended the run inside an iteration
 		}
 		if err != nil {
 			return err
@@ -136,10 +147,27 @@ func (d *ppoDriver) Observe(e ppo.Event) {
 	}
 	d.charge(e)
 	d.seen++
-	if d.seen%gateEvery == 0 && d.g != nil && d.stopErr == nil {
-		if err := d.g.check(d.ctx); err == errStopped {
-			d.stopErr = err
-		}
+	if d.seen%gateEvery == 0 {
+		d.atGate()
+	}
+}
+
+// ObserveChunk is called between the chunks of a minibatch too large to
+// hold at once: a gate, so that the snapshot's host clock moves and a
+// pause, a stop or the budget is seen inside the minibatch.
+func (d *ppoDriver) ObserveChunk(done, total int) { d.atGate() }
+
+// atGate checks the gate and the host-time budget.
+func (d *ppoDriver) atGate() {
+	if d.g == nil || d.stopErr != nil {
+		return
+	}
+	if err := d.g.check(d.ctx); err == errStopped {
+		d.stopErr = err
+	}
+	if d.cfg.Duration > 0 && !d.budgetDone && d.g.hostElapsed(time.Now()) >= d.cfg.Duration {
+		d.budgetDone = true
+		d.budgetStop()
 	}
 }
 

@@ -55,11 +55,15 @@ const eventBuffer = 1024
 
 // Start validates cfg, builds the run (environments, networks, replay
 // buffer, the simulated platform and its mapping) and starts it. Errors in
-// cfg, in the device specs or in the mapping are returned here, before
-// anything runs. Cancelling ctx stops the run, as Stop does.
+// cfg, in the device specs or in the mapping, and a run that would not fit
+// the memory limit (CheckMemory), are returned here, before anything
+// runs. Cancelling ctx stops the run, as Stop does.
 func Start(ctx context.Context, cfg Config) (*Run, error) {
 	cfg = cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckMemory(cfg); err != nil {
 		return nil, err
 	}
 	d, err := newDriver(cfg)

@@ -68,8 +68,7 @@ type executed struct {
 func (e *executed) outcome(dir string) error {
 	switch {
 	case e.interrupted:
-		return fmt.Errorf("interrupted: the results in %s are partial (%s of %s)", dir,
-			units.Count(e.final.Counters.EnvSteps), budget(e.final.Config))
+		return fmt.Errorf("interrupted: the results in %s are partial (%s)", dir, reached(e.final))
 	case e.runErr != nil:
 		return fmt.Errorf("the run failed: %v (partial results in %s)", e.runErr, dir)
 	}
@@ -185,6 +184,16 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 		fmt.Fprintf(w, "return: mean of the last 100 episodes %.1f, last %.1f%s\n", s.Learning.Mean100, s.Learning.LastReturn, note)
 	}
 	fmt.Fprintf(w, "wrote %s: %s\n", dir, strings.Join(files, ", "))
+}
+
+// reached says how far a stopped run got, in the terms of its budget:
+// "1.2M of 5M steps", "1.2M steps in 3.1s of 20s".
+func reached(s *engine.Snapshot) string {
+	steps, cfg := units.Count(s.Counters.EnvSteps), s.Config
+	if cfg.Steps > 0 {
+		return fmt.Sprintf("%s of %s steps", steps, units.Count(cfg.Steps))
+	}
+	return fmt.Sprintf("%s steps in %s of %s", steps, units.Duration(s.HostElapsed), budget(cfg))
 }
 
 func budget(cfg engine.Config) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,17 @@ import (
 // TestMain lets the test binary act as rlx when re-executed by a test, so
 // that a test can send it real signals.
 func TestMain(m *testing.M) {
-	if os.Getenv("RLX_TEST_AS_MAIN") == "1" {
+	switch os.Getenv("RLX_TEST_AS_MAIN") {
+	case "1":
 		main()
 		return
+	case "stuck":
+		// A run whose stopping never ends, for TestSecondSignal.
+		ctx, _ := interruptContext()
+		fmt.Fprintln(os.Stderr, "running")
+		<-ctx.Done()
+		fmt.Fprintln(os.Stderr, "stopping")
+		select {}
 	}
 	os.Exit(m.Run())
 }
@@ -154,6 +163,52 @@ func TestBatchSIGINT(t *testing.T) {
 	}
 }
 
+// TestSecondSignal: the first Ctrl-C asks rlx to stop and keep its
+// results; when stopping takes too long, a second one ends it at once.
+func TestSecondSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "RLX_TEST_AS_MAIN=stuck")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(text string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(stderr.String(), text) {
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("no %q on stderr: %q", text, stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitFor("running")
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor("stopping")
+	// The handler is removed right after the first signal is delivered;
+	// give that goroutine a moment before the second.
+	time.Sleep(50 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		ee, ok := err.(*exec.ExitError)
+		if !ok || ee.ExitCode() != -1 { // -1: ended by a signal
+			t.Errorf("exit %v, want the process ended by the second SIGINT", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("the second SIGINT did not end the process")
+	}
+}
+
 func TestBatchErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
@@ -168,6 +223,9 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--out", filepath.Join(file, "sub")}, "cannot be created"},
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--config", bad}, "give one"},
 		{[]string{"--batch", "--steps", "-5"}, "--steps -5 is not allowed"},
+		// A run above the memory limit is refused before it starts.
+		{[]string{"--batch", "--memory-limit", "64MiB", "--set", "capacity=2097152"}, "more than the memory limit of 64.0 MiB (--memory-limit): replay buffer 188.7 MiB (capacity)"},
+		{[]string{"--batch", "--memory-limit", "lots"}, `--memory-limit "lots" is not allowed: give a size of at least 64MiB`},
 		// --set gives a bad value the message a file gives it.
 		{[]string{"--batch", "--set", "fanout=1"}, "--set fanout=1: fanout 1 is not allowed: sum-tree fanout K must be 2..1024"},
 		{[]string{"--batch", "--set", "batch=70000"}, "batch 70000 is not allowed: learner batch size B must be 1..65536"},

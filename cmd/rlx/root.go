@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -71,6 +74,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		duration             time.Duration
 		seed                 uint64
 		progressEvery        time.Duration
+		memLimit             string
 	)
 	root := &cobra.Command{
 		Use:   "rlx",
@@ -98,6 +102,13 @@ README.md.`,
 			if preset != "" && config != "" {
 				return usagef("--preset and --config both name a run: give one")
 			}
+			// An empty value would fall back to the default preset.
+			if cmd.Flags().Changed("preset") && preset == "" {
+				return usagef("--preset needs a name: rlx presets lists them")
+			}
+			if cmd.Flags().Changed("config") && config == "" {
+				return usagef("--config needs a file name")
+			}
 			var p engine.Preset
 			switch {
 			case config != "":
@@ -111,7 +122,7 @@ README.md.`,
 					preset = engine.DefaultPreset
 				}
 				var err error
-				if p, err = engine.FindPreset(preset, presetSearchDirs(presetDirs)...); err != nil {
+				if p, err = findPreset(preset, presetDirs, cmd.ErrOrStderr()); err != nil {
 					return usageError{err}
 				}
 			}
@@ -136,6 +147,9 @@ README.md.`,
 			if f.Changed("duration") && duration < 0 {
 				return usagef("--duration %v is not allowed: it must be >= 0", duration)
 			}
+			if err := setMemoryLimit(memLimit); err != nil {
+				return usageError{err}
+			}
 			override := func(c engine.Config) engine.Config {
 				for _, s := range settings {
 					_ = c.Set(s.name, s.value) // checked by parseSets
@@ -152,15 +166,22 @@ README.md.`,
 				return c
 			}
 			cfgs := make([]engine.Config, 0, len(p.Steps)+1)
+			stepCfgs := p.StepConfigs() // one pass: StepConfig(i) for each i is O(N^2)
 			for i := -1; i < len(p.Steps); i++ {
-				cfg := override(p.StepConfig(i))
+				cfg := override(stepCfgs[i+1])
 				if err := cfg.Validate(); err != nil {
-					return usageError{err}
+					return usageError{stepError(p, i, err)}
+				}
+				if err := engine.CheckMemory(cfg); err != nil {
+					return usageError{stepError(p, i, err)}
 				}
 				cfgs = append(cfgs, cfg)
 			}
 			if err := ensureHostPlatform(cmd.Context(), cfgs, cmd.ErrOrStderr()); err != nil {
 				return err
+			}
+			if err := checkPlatforms(p, cfgs); err != nil {
+				return usageError{err}
 			}
 			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery, quick: quick}
 			switch {
@@ -191,9 +212,39 @@ README.md.`,
 	f.StringVar(&devices, "devices", "", "the device platform the run is charged to: an embedded `name` (rlx presets lists them), one of yours in rlx/devices (host: rlx calibrate) or a YAML file (overrides the preset)")
 	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+"; a walkthrough or experiment: "+StepsSchema+")")
 	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
+	f.StringVar(&memLimit, "memory-limit", "", "the memory a run may use, e.g. 8GiB (default: half of the machine's); a run estimated above it is refused before it starts")
 	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")
 	root.AddCommand(newBenchCmd(), newCalibrateCmd(), newCompareCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
 	return root
+}
+
+// setMemoryLimit applies --memory-limit: the limit runs are checked
+// against before they start (engine.CheckMemory), and the Go runtime's
+// soft limit, so that the collector works harder rather than let garbage
+// carry a run that fits past it. An empty value keeps the default.
+func setMemoryLimit(v string) error {
+	var n int64 // the default
+	if v != "" {
+		var err error
+		if n, err = units.ParseBytes(v); err != nil || n < 64<<20 {
+			return fmt.Errorf("--memory-limit %q is not allowed: give a size of at least 64MiB, such as 8GiB", v)
+		}
+	}
+	engine.SetMemoryLimit(n)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		limit, _ := engine.MemoryLimit()
+		debug.SetMemoryLimit(limit)
+	}
+	return nil
+}
+
+// stepError names the step of a walkthrough or experiment p that err is
+// about; step -1 is the preset's run.
+func stepError(p engine.Preset, step int, err error) error {
+	if step < 0 || len(p.Steps) == 0 {
+		return err
+	}
+	return fmt.Errorf("step %d of %s: %w", step+1, p.Name, err)
 }
 
 // setting is one --set FIELD=VALUE.

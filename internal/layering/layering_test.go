@@ -84,7 +84,7 @@ var mayImport = map[string][]string{
 	"core/dse":          {"hw", "internal/papers"},
 	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg", "hw"},
 	"sim":               {"hw", "core/dse"},
-	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc"},
+	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc", "internal/machine", "internal/units"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
 	"calibrate":         {"core/*", "hw", "presets", "internal/machine"},
 	"report":            {"engine", "internal/machine"},

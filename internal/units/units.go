@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -139,4 +140,52 @@ func Duration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
+}
+
+// binaryPrefixes are the powers of 1024 Bytes and ParseBytes use.
+const binaryPrefixes = "KMGTP"
+
+// Bytes writes n in binary units with one decimal: "512 B", "1.5 GiB".
+func Bytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(binaryPrefixes)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, binaryPrefixes[i])
+}
+
+// ParseBytes reads a size as people write it: a number, optionally with a
+// fraction, and a unit B, KiB, MiB, GiB, TiB or PiB (binary) or KB, MB,
+// GB, TB, PB (decimal), in any case, with or without a space; a bare
+// number is bytes. It refuses negative, non-finite and overflowing sizes.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(t)
+	}
+	num, unit := t[:i], strings.ToUpper(strings.TrimSpace(t[i:]))
+	v, err := strconv.ParseFloat(num, 64)
+	if num == "" || err != nil {
+		return 0, fmt.Errorf("size %q is not a number with a unit, such as 8GiB or 512MB", s)
+	}
+	scale := 1.0
+	switch {
+	case unit == "" || unit == "B":
+	case len(unit) == 3 && unit[1:] == "IB" && strings.IndexByte(binaryPrefixes, unit[0]) >= 0:
+		scale = math.Pow(1024, float64(strings.IndexByte(binaryPrefixes, unit[0])+1))
+	case len(unit) == 2 && unit[1] == 'B' && strings.IndexByte(binaryPrefixes, unit[0]) >= 0:
+		scale = math.Pow(1000, float64(strings.IndexByte(binaryPrefixes, unit[0])+1))
+	default:
+		return 0, fmt.Errorf("size %q has an unknown unit %q: use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB", s, t[i:])
+	}
+	b := v * scale
+	if b >= 1<<62 {
+		return 0, fmt.Errorf("size %q is too large: at most 4 EiB", s)
+	}
+	return int64(b), nil
 }

@@ -90,3 +90,24 @@ func Example() {
 	// 5.78 ms 3m07s
 	// <1% 12.3% 6.60x
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 3 << 30: "3.0 GiB", 1 << 62: "4096.0 PiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "8GiB": 8 << 30, "1.5 gib": 3 << 29, "512 MiB": 512 << 20, "2GB": 2e9, "10kb": 10000, "7B": 7} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "GiB", "-1GiB", "8 GiBs", "1e400", "NaN", "5 EiB", "9999999 PiB", "1..2MB"} {
+		if got, err := ParseBytes(in); err == nil {
+			t.Errorf("ParseBytes(%q) = %d, want an error", in, got)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/machine"
+	"github.com/rlxdev/rlx/internal/units"
+)
+
+// MemoryPart is one part of a run's working set.
+type MemoryPart struct {
+	Name  string // what it is, e.g. "replay buffer"
+	Bytes int64
+	// Fields are the settings that size it, as the user writes them: what
+	// to lower when the run does not fit.
+	Fields string
+}
+
+// EstimateMemory returns the parts of the memory a run of cfg holds once
+// it is going, from its sizes: for PPO the trainer's buffers (rollout,
+// minibatch, networks, ppo.Config.Bytes); off-policy the replay buffer,
+// the batches sampled ahead, each learner's networks with their
+// gradients, optimizer state and batch activations, and each actor's
+// policy and local storage. Tests hold it against what runs allocate.
+func EstimateMemory(cfg Config) ([]MemoryPart, error) {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Algo.OnPolicy() {
+		pc, err := ppoConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		spec, err := envSpec(cfg.Env)
+		if err != nil {
+			return nil, err
+		}
+		return []MemoryPart{{"PPO rollout, minibatch and networks", pc.Bytes(spec), "envs x horizon"}}, nil
+	}
+	su, err := newOffPolicySetup(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc, od, ad := su.rc, int64(su.spec.Obs.Dim()), int64(su.spec.Act.Dim())
+	rb := rc.Replay
+	rb.ObsDim, rb.ActDim = int(od), int(ad)
+	// A sampled row: the transition, and its slot, weight, priority,
+	// generation and TD error.
+	row := 4*(2*od+ad+1) + 2 + 8 + 4 + 8 + 4 + 4
+	batches := int64(rc.Learners) * int64(rc.Depth+1) * int64(rc.BatchSize) * row
+	var params, activations, policy int64
+	for i, n := range su.step.Nets {
+		p, act := netFloats(n)
+		if n.WA > 0 {
+			p *= 4 // parameters, gradients, two Adam moments
+		}
+		params += p
+		activations += int64(rc.BatchSize) * act
+		if i == 0 {
+			policy = p / 4
+		}
+	}
+	learners := int64(rc.Learners) * 4 * (params + activations)
+	actors := int64(rc.Actors) * (4*policy + int64(rc.LocalStorage)*(4*(2*od+ad+1)+2))
+	return []MemoryPart{
+		{"replay buffer", int64(rb.Bytes()), "capacity"},
+		{"batches sampled ahead", batches, "batch x depth x learners"},
+		{"learners' networks and batch activations", learners, "batch x learners"},
+		{"actors' policies and local storage", actors, "actors"},
+	}, nil
+}
+
+// netFloats returns a network's parameters and the float32 values a batch
+// sample holds in it (core/nn's Net.FloatsPerSample: every layer's
+// outputs, two gradient buffers of the widest layer, a bias one).
+func netFloats(n hw.Net) (params, perSample int64) {
+	var widest int64
+	for i, l := range n.Layers {
+		params += l.Params()
+		perSample += l.Outputs()
+		if i == 0 {
+			widest = int64(l.In) * int64(max(l.InH, 1)) * int64(max(l.InW, 1))
+		}
+		widest = max(widest, l.Outputs())
+	}
+	return params, perSample + 2*widest + 1
+}
+
+// memoryLimit is the process's limit set by SetMemoryLimit; 0 for the
+// default.
+var memoryLimit atomic.Int64
+
+// DefaultMemoryShare is the share of the machine's memory a run may use
+// unless SetMemoryLimit says otherwise: the rest is the system's, the
+// explorer's and the other programs'.
+const DefaultMemoryShare = 0.5
+
+// unknownMachineMemory is the default limit where the machine's memory is
+// not known (no /proc/meminfo).
+const unknownMachineMemory = 8 << 30
+
+// SetMemoryLimit sets the memory a run may use, in bytes; 0 restores the
+// default (MemoryLimit). It is a setting of the process, as the runtime's
+// own memory limit is.
+func SetMemoryLimit(bytes int64) { memoryLimit.Store(max(bytes, 0)) }
+
+// MemoryLimit returns the memory a run may use and where that figure
+// comes from.
+func MemoryLimit() (int64, string) {
+	if v := memoryLimit.Load(); v > 0 {
+		return v, "--memory-limit"
+	}
+	if total, ok := machine.TotalMemory(); ok {
+		return int64(float64(total) * DefaultMemoryShare), fmt.Sprintf("half of this machine's %s; --memory-limit sets another", units.Bytes(total))
+	}
+	return unknownMachineMemory, "the machine's memory is not known; --memory-limit sets another"
+}
+
+// CheckMemory returns an error when the estimated working set of cfg does
+// not fit the memory limit: the estimate, its largest parts and the
+// settings that size them, and the limit.
+func CheckMemory(cfg Config) error {
+	parts, err := EstimateMemory(cfg)
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, p := range parts {
+		total += p.Bytes
+	}
+	limit, source := MemoryLimit()
+	if total <= limit {
+		return nil
+	}
+	var big []string
+	for _, p := range parts {
+		if p.Bytes >= total/10 {
+			big = append(big, fmt.Sprintf("%s %s (%s)", p.Name, units.Bytes(p.Bytes), p.Fields))
+		}
+	}
+	return fmt.Errorf("this run needs about %s, more than the memory limit of %s (%s): %s; lower the settings named",
+		units.Bytes(total), units.Bytes(limit), source, strings.Join(big, ", "))
+}
