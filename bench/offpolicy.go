@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	goruntime "runtime"
 	"time"
@@ -19,6 +20,23 @@ import (
 // (docs/offpolicy.md, docs/runtime.md). v2: the host's CPUs are "cpus"
 // (v1: "num_cpu"), as in run.json.
 const OffPolicySchema = "rlx.bench.offpolicy/v2"
+
+// MaxProcs is the largest GOMAXPROCS the benchmarks accept: 4 x the CPUs.
+// Past the CPUs a P adds no parallelism, only time slicing; a few times
+// over is an experiment of its own (oversubscription), far more measures
+// nothing. Every P costs memory for its allocation cache and GC work
+// (100000 of them held 2 GB), so the bound keeps a typo from exhausting the
+// machine.
+func MaxProcs() int { return 4 * goruntime.NumCPU() }
+
+// checkProcs validates a Procs field: 0 keeps GOMAXPROCS.
+func checkProcs(procs int) error {
+	if procs < 0 || procs > MaxProcs() {
+		return fmt.Errorf("bench: %d procs is out of range: it must be 1..%d (4 x the %d CPUs), or 0 to keep GOMAXPROCS",
+			procs, MaxProcs(), goruntime.NumCPU())
+	}
+	return nil
+}
 
 // withProcs runs f with GOMAXPROCS set to procs (unchanged if procs is 0)
 // and restores it.
@@ -133,11 +151,34 @@ func (c *LearnConfig) defaults() error {
 		return fmt.Errorf("bench: learning starts %d is out of range: it must be >= 0", c.LearningStarts)
 	case c.Window < 1:
 		return fmt.Errorf("bench: window %d is out of range: it must be >= 1", c.Window)
-	case c.Procs < 0:
-		return fmt.Errorf("bench: %d procs is out of range: it must be >= 1, or 0 to keep GOMAXPROCS", c.Procs)
+	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
+		return fmt.Errorf("bench: threshold %g is out of range: it must be a finite return", c.Threshold)
+	case c.Depth < 1 || c.Depth > 4096:
+		return fmt.Errorf("bench: depth D = %d is out of range: it must be 1..4096", c.Depth)
+	case c.Actors < 1 || c.Actors > runtime.MaxActors:
+		return fmt.Errorf("bench: %d actors is out of range: it must be 1..%d", c.Actors, runtime.MaxActors)
+	}
+	if err := checkProcs(c.Procs); err != nil {
+		return err
+	}
+	// The environment and whether the algorithm handles its actions are
+	// known without building the agent (env.SpecOf caches one copy).
+	spec, err := env.SpecOf(c.Env)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if why := c.Algo.ActionsFit(c.Env, spec.Act.Discrete()); why != "" {
+		return fmt.Errorf("bench: %s", why)
 	}
 	return nil
 }
+
+// Validate returns the error Learn would return for c before running
+// anything, with c's zero fields taking their defaults: a value out of
+// range, an unknown environment or one whose actions the algorithm does
+// not handle. Every such error is the caller's input, never a failure of
+// the run.
+func (c LearnConfig) Validate() error { return c.defaults() }
 
 // offPolicyRun builds the agent and runtime configuration of one run: the
 // CleanRL defaults of the algorithm with prioritized replay (agents'
@@ -268,31 +309,13 @@ type RelaxedReport struct {
 // staleness.
 func Relaxed(ctx context.Context, cfg RelaxedConfig) (RelaxedReport, error) {
 	rep := RelaxedReport{Schema: OffPolicySchema, Rows: []RelaxedRow{}}
-	if cfg.Depths == nil {
-		cfg.Depths = []int{1, 50}
-	}
-	if cfg.Steps == 0 {
-		cfg.Steps = 50000
-	}
-	if cfg.FreeSteps == 0 {
-		cfg.FreeSteps = 3000
-	}
-	if cfg.Repeats == 0 {
-		cfg.Repeats = 5
-	}
-	if cfg.FreeSteps < 1 || cfg.Repeats < 1 {
-		return rep, fmt.Errorf("bench: %d free gradient steps and %d repeats: both must be >= 1", cfg.FreeSteps, cfg.Repeats)
-	}
-	for _, d := range cfg.Depths {
-		if d < 1 || d > 4096 {
-			return rep, fmt.Errorf("bench: depth D = %d is out of range: it must be 1..4096", d)
-		}
+	if err := cfg.defaults(); err != nil {
+		return rep, err
 	}
 	err := withProcs(cfg.Procs, func() error {
 		rep.Host = machine.Current()
 		for _, d := range cfg.Depths {
-			lr, err := Learn(ctx, LearnConfig{Algo: agents.DQN, Seeds: cfg.Seeds, TotalSteps: cfg.Steps, Depth: d,
-				Pacing: runtime.PaceRatio, Actors: cfg.Actors, Progress: cfg.Progress})
+			lr, err := Learn(ctx, cfg.learnConfig(d))
 			rep.Rows = append(rep.Rows, RelaxedRow{Depth: d, Learn: lr})
 			if err != nil {
 				return err
@@ -317,6 +340,49 @@ func Relaxed(ctx context.Context, cfg RelaxedConfig) (RelaxedReport, error) {
 	})
 	return rep, err
 }
+
+// defaults fills the zero fields of c and validates it.
+func (c *RelaxedConfig) defaults() error {
+	if c.Depths == nil {
+		c.Depths = []int{1, 50}
+	}
+	if c.Steps == 0 {
+		c.Steps = 50000
+	}
+	if c.FreeSteps == 0 {
+		c.FreeSteps = 3000
+	}
+	if c.Repeats == 0 {
+		c.Repeats = 5
+	}
+	if c.FreeSteps < 1 || c.Repeats < 1 {
+		return fmt.Errorf("bench: %d free gradient steps and %d repeats: both must be >= 1", c.FreeSteps, c.Repeats)
+	}
+	if len(c.Depths) == 0 {
+		return errors.New("bench: no depths: give at least one")
+	}
+	if err := checkProcs(c.Procs); err != nil {
+		return err
+	}
+	// Each depth's learning runs are a Learn of their own: check them
+	// all before the first one starts.
+	for _, d := range c.Depths {
+		if err := c.learnConfig(d).Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// learnConfig is the learning run of Relaxed at depth d.
+func (c *RelaxedConfig) learnConfig(d int) LearnConfig {
+	return LearnConfig{Algo: agents.DQN, Seeds: c.Seeds, TotalSteps: c.Steps, Depth: d,
+		Pacing: runtime.PaceRatio, Actors: c.Actors, Progress: c.Progress}
+}
+
+// Validate returns the error Relaxed would return for c before running
+// anything, with c's zero fields taking their defaults.
+func (c RelaxedConfig) Validate() error { return c.defaults() }
 
 // freeLearner measures the GPS of a DQN learner with depth d on a buffer
 // prefilled with 10000 random CartPole transitions, no actors.
@@ -401,30 +467,10 @@ type ScalingReport struct {
 // averaging; for data-parallel ApeX the sub-batch hand-off and the local
 // learners' weight copies are measured as transfers.
 func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
-	def := DefaultScalingConfig()
-	if cfg.Learners == nil {
-		cfg.Learners = def.Learners
-	}
-	if cfg.Batch == 0 {
-		cfg.Batch = def.Batch
-	}
-	if cfg.H == 0 {
-		cfg.H = def.H
-	}
-	if cfg.GradSteps == 0 {
-		cfg.GradSteps = def.GradSteps
-	}
-	if cfg.Depth == 0 {
-		cfg.Depth = def.Depth
-	}
-	if cfg.Seed == 0 {
-		cfg.Seed = def.Seed
-	}
+	verr := cfg.defaults()
 	rep := ScalingReport{Schema: OffPolicySchema, Batch: cfg.Batch, H: cfg.H, Depth: cfg.Depth, Rows: []ScalingRow{}}
-	for _, l := range cfg.Learners {
-		if l < 1 || l > runtime.MaxLearners || cfg.Batch%l != 0 {
-			return rep, fmt.Errorf("bench: %d learners is not allowed: it must be 1..%d and divide the batch %d", l, runtime.MaxLearners, cfg.Batch)
-		}
+	if verr != nil {
+		return rep, verr
 	}
 	err := withProcs(cfg.Procs, func() error {
 		rep.Host = machine.Current()
@@ -461,6 +507,49 @@ func Scaling(ctx context.Context, cfg ScalingConfig) (ScalingReport, error) {
 	})
 	return rep, err
 }
+
+// defaults fills the zero fields of c from DefaultScalingConfig and
+// validates it.
+func (c *ScalingConfig) defaults() error {
+	def := DefaultScalingConfig()
+	if c.Learners == nil {
+		c.Learners = def.Learners
+	}
+	if c.Batch == 0 {
+		c.Batch = def.Batch
+	}
+	if c.H == 0 {
+		c.H = def.H
+	}
+	if c.GradSteps == 0 {
+		c.GradSteps = def.GradSteps
+	}
+	if c.Depth == 0 {
+		c.Depth = def.Depth
+	}
+	if c.Seed == 0 {
+		c.Seed = def.Seed
+	}
+	switch {
+	case len(c.Learners) == 0:
+		return errors.New("bench: no learner counts: give at least one")
+	case c.Batch < 1 || c.H < 1 || c.GradSteps < 1:
+		return fmt.Errorf("bench: batch %d, H %d, %d gradient steps: each must be >= 1", c.Batch, c.H, c.GradSteps)
+	case c.Depth < 1 || c.Depth > 4096:
+		return fmt.Errorf("bench: depth D = %d is out of range: it must be 1..4096", c.Depth)
+	}
+	for _, l := range c.Learners {
+		// SPO gives each of the L learners B/L of the batch: L must divide it.
+		if l < 1 || l > runtime.MaxLearners || c.Batch%l != 0 {
+			return fmt.Errorf("bench: %d learners is not allowed: it must be 1..%d and divide the batch %d", l, runtime.MaxLearners, c.Batch)
+		}
+	}
+	return checkProcs(c.Procs)
+}
+
+// Validate returns the error Scaling would return for c before running
+// anything, with c's zero fields taking their defaults.
+func (c ScalingConfig) Validate() error { return c.defaults() }
 
 // scalingRun measures one configuration with an observer collecting the
 // primitive times.
@@ -552,24 +641,10 @@ type SplitReport struct {
 // Split measures the curves with GOMAXPROCS = x for each point and solves
 // 002 Eq. 5 for M cores.
 func Split(ctx context.Context, cfg SplitConfig) (SplitReport, error) {
-	if cfg.Cores == 0 {
-		cfg.Cores = max(2, goruntime.NumCPU())
-	}
-	if cfg.Duration == 0 {
-		cfg.Duration = time.Second
-	}
-	if cfg.Batch == 0 {
-		cfg.Batch = 128
-	}
-	if cfg.Interval == 0 {
-		cfg.Interval = 10
-	}
+	verr := cfg.defaults()
 	rep := SplitReport{Schema: OffPolicySchema, Host: machine.Current(), Cores: cfg.Cores, Interval: cfg.Interval}
-	if cfg.Cores < 2 || cfg.Cores > runtime.MaxActors {
-		return rep, fmt.Errorf("bench: %d cores cannot be split: M must be 2..%d", cfg.Cores, runtime.MaxActors)
-	}
-	if cfg.Duration < 0 {
-		return rep, fmt.Errorf("bench: duration %v is out of range: it must be > 0", cfg.Duration)
+	if verr != nil {
+		return rep, verr
 	}
 	lc := LearnConfig{Algo: agents.DQN}
 	if err := lc.defaults(); err != nil {
@@ -598,3 +673,36 @@ func Split(ctx context.Context, cfg SplitConfig) (SplitReport, error) {
 	rep.Best, rep.Candidates, err = runtime.CoreSplit(rep.ActorCurve, rep.LearnerCurve, cfg.Interval, cfg.Cores)
 	return rep, err
 }
+
+// defaults fills the zero fields of c and validates it. The interval is
+// checked here, not only where Eq. 5 is solved, so that a bad one fails
+// before the curves are measured.
+func (c *SplitConfig) defaults() error {
+	if c.Cores == 0 {
+		c.Cores = max(2, goruntime.NumCPU())
+	}
+	if c.Duration == 0 {
+		c.Duration = time.Second
+	}
+	if c.Batch == 0 {
+		c.Batch = 128
+	}
+	if c.Interval == 0 {
+		c.Interval = 10
+	}
+	switch {
+	case c.Cores < 2 || c.Cores > runtime.MaxActors:
+		return fmt.Errorf("bench: %d cores cannot be split: M must be 2..%d", c.Cores, runtime.MaxActors)
+	case c.Duration < 0:
+		return fmt.Errorf("bench: duration %v is out of range: it must be > 0", c.Duration)
+	case c.Batch < 1:
+		return fmt.Errorf("bench: batch %d is out of range: it must be >= 1", c.Batch)
+	case math.IsNaN(c.Interval) || math.IsInf(c.Interval, 0) || c.Interval <= 0:
+		return fmt.Errorf("bench: update interval %g is out of range: it must be finite and > 0", c.Interval)
+	}
+	return nil
+}
+
+// Validate returns the error Split would return for c before measuring
+// anything, with c's zero fields taking their defaults.
+func (c SplitConfig) Validate() error { return c.defaults() }

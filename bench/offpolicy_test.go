@@ -60,7 +60,15 @@ func TestLearnErrors(t *testing.T) {
 		{LearnConfig{TotalSteps: -1}, "-1 total steps"},
 		{LearnConfig{Procs: -2}, "-2 procs"},
 		{LearnConfig{Env: "Pendulum-v1"}, "continuous"},
+		{LearnConfig{Env: "Nope"}, `unknown environment "Nope"`},
+		{LearnConfig{Procs: MaxProcs() + 1, TotalSteps: 300, LearningStarts: 100, Seeds: []uint64{1}}, "procs is out of range"},
+		{LearnConfig{Threshold: math.NaN(), TotalSteps: 300, LearningStarts: 100, Seeds: []uint64{1}}, "threshold NaN"},
+		{LearnConfig{Threshold: math.Inf(1), TotalSteps: 300, LearningStarts: 100, Seeds: []uint64{1}}, "threshold +Inf"},
 	} {
+		// Validate finds what Learn would refuse, without a run.
+		if err := tc.cfg.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate: error %v, want %q", err, tc.want)
+		}
 		if _, err := Learn(context.Background(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
@@ -132,5 +140,42 @@ func TestSplit(t *testing.T) {
 	}
 	if _, err := Split(context.Background(), SplitConfig{Cores: 1}); err == nil {
 		t.Error("1 core accepted")
+	}
+	// A bad interval is refused before the curves are measured, not
+	// after (runtime.CoreSplit refused it only once they were).
+	for _, iv := range []float64{math.Inf(1), math.NaN(), -1} {
+		cfg := SplitConfig{Cores: 2, Duration: time.Millisecond, Batch: 16, Interval: iv}
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "update interval") {
+			t.Errorf("interval %g: Validate %v", iv, err)
+		}
+		if rep, err := Split(context.Background(), cfg); err == nil || len(rep.ActorCurve) != 0 {
+			t.Errorf("interval %g: %v, %d points measured", iv, err, len(rep.ActorCurve))
+		}
+	}
+}
+
+// TestValidateBeforeRunning: Relaxed and Scaling check their whole
+// configuration, the learning runs of every depth included, up front.
+func TestValidateBeforeRunning(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"relaxed steps", RelaxedConfig{Steps: -1}.Validate(), "-1 total steps"},
+		{"relaxed depth", RelaxedConfig{Depths: []int{1, 5000}}.Validate(), "depth D = 5000"},
+		{"relaxed procs", RelaxedConfig{Procs: MaxProcs() + 1}.Validate(), "procs is out of range"},
+		{"scaling learners", ScalingConfig{Learners: []int{3}}.Validate(), "divide the batch 1024"},
+		{"scaling batch", ScalingConfig{Learners: []int{2}, Batch: 1}.Validate(), "divide the batch 1"},
+		{"scaling procs", ScalingConfig{Procs: MaxProcs() + 1}.Validate(), "procs is out of range"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.want)
+		}
+	}
+	for _, cfg := range []any{RelaxedConfig{}, ScalingConfig{}, SplitConfig{}, LearnConfig{}} {
+		if err := cfg.(interface{ Validate() error }).Validate(); err != nil {
+			t.Errorf("%T{}: %v", cfg, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -91,7 +92,18 @@ func (o *SumTreeOptions) fill() {
 	}
 }
 
-func (o *SumTreeOptions) validate() error {
+// Validate returns an error naming the first option out of range, with
+// the accepted range. It checks o as given: a zero count or an empty list
+// is an error here, though SumTree first gives those their defaults.
+func (o *SumTreeOptions) Validate() error {
+	switch {
+	case len(o.Capacities) == 0 || len(o.LockCapacities) == 0:
+		return errors.New("no capacities: give at least one for each experiment")
+	case len(o.Batches) == 0:
+		return errors.New("no batch sizes: give at least one")
+	case len(o.Fanouts) == 0 || len(o.LockFanouts) == 0:
+		return errors.New("no fanouts: give at least one for each experiment")
+	}
 	for _, c := range append(slices.Clone(o.Capacities), o.LockCapacities...) {
 		if c < 1 || c > sumtree.MaxCapacity {
 			return fmt.Errorf("capacity %d is out of range: it must be 1..%d", c, sumtree.MaxCapacity)
@@ -102,12 +114,14 @@ func (o *SumTreeOptions) validate() error {
 			return fmt.Errorf("fanout %d is not allowed: fanout must be %d..%d", k, sumtree.MinFanout, sumtree.MaxFanout)
 		}
 	}
-	for _, b := range append(slices.Clone(o.Batches), o.LockBatch) {
+	for _, b := range o.Batches {
 		if b < 1 || b > 1<<20 {
 			return fmt.Errorf("batch size %d is out of range: it must be 1..%d", b, 1<<20)
 		}
 	}
 	switch {
+	case o.LockBatch < 1 || o.LockBatch > 1<<20:
+		return fmt.Errorf("two-lock batch size %d is out of range: it must be 1..%d", o.LockBatch, 1<<20)
 	case o.Goroutines < 1 || o.Goroutines > 256:
 		return fmt.Errorf("goroutines %d is out of range: it must be 1..256", o.Goroutines)
 	case o.Repeats < 1 || o.Repeats > 1000:
@@ -173,7 +187,7 @@ type BestK struct {
 func SumTree(ctx context.Context, opt SumTreeOptions, progress func(string)) (SumTreeResult, error) {
 	opt.fill()
 	res := SumTreeResult{Schema: SumTreeSchema, Host: hostInfo()}
-	if err := opt.validate(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return res, err
 	}
 	say := func(format string, args ...any) {

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/rlxdev/rlx/internal/yamldoc"
@@ -15,13 +13,14 @@ import (
 
 // ParsePlatform decodes a platform YAML document and validates every field.
 // name labels error messages (usually the file name). Unknown fields are
-// rejected; decode errors carry line:column from the YAML decoder, and
-// range errors name the field, its value, the accepted range and, where it
-// can be found, the line:column of the value.
+// rejected. Every error reads "name:line:col: message", one per line, and
+// names the field by its YAML path (cpu.cores, fpga.slrs[0].dsp); a range
+// error also gives the value and the accepted range. A required field left
+// out is placed at the mapping that should hold it.
 func ParsePlatform(name string, data []byte) (*Platform, error) {
 	var p Platform
 	if err := yamldoc.Decode(data, &p); err != nil {
-		return nil, fmt.Errorf("%s: %s", name, yaml.FormatError(err, false, true))
+		return nil, errors.New(name + ":" + decodeMessage(data, err))
 	}
 	problems := p.validate()
 	if len(problems) == 0 {
@@ -33,27 +32,6 @@ func ParsePlatform(name string, data []byte) (*Platform, error) {
 		msgs = append(msgs, name+":"+position(file, pr.path)+" "+pr.msg)
 	}
 	return nil, errors.New(strings.Join(msgs, "\n"))
-}
-
-// position returns "line:col:" of the node at a YAML path, or "" when the
-// path is absent from the document (a required field left out).
-func position(file *ast.File, path string) string {
-	if file == nil {
-		return ""
-	}
-	p, err := yaml.PathString("$." + path)
-	if err != nil {
-		return ""
-	}
-	node, err := p.FilterFile(file)
-	if err != nil || node == nil {
-		return ""
-	}
-	tk := node.GetToken()
-	if tk == nil || tk.Position == nil {
-		return ""
-	}
-	return fmt.Sprintf("%d:%d:", tk.Position.Line, tk.Position.Column)
 }
 
 // problem is one validation failure at a YAML path.
@@ -205,9 +183,16 @@ func (s *FPGASpec) validate(c *checker, at string) {
 	c.nonEmpty(at+".model", s.Model)
 	c.floatIn(at+".clock_mhz", s.ClockMHz, 1, 2000)
 	c.floatIn(at+".peak_gops", s.PeakGOPS, 0, 1e7)
-	c.floatIn(at+".mem_bw_gbs", s.MemBWGBs, 0, 1e5)
-	c.floatIn(at+".memory_gb", s.MemoryGB, 0, 1e5)
+	// The board's DDR: the storage's gather, PPO's rollout and the
+	// inserts are charged at mem_bw_gbs, and the storage must fit in
+	// memory_gb. A board without it is outside the models, and 0 would
+	// make those times infinite, so both must be positive, as the CPU's.
+	c.floatIn(at+".mem_bw_gbs", s.MemBWGBs, 0.1, 1e5)
+	c.floatIn(at+".memory_gb", s.MemoryGB, 0.01, 1e5)
 	c.intIn(at+".slrs (count)", len(s.SLRs), 1, 16)
+	// An SLR may lack a resource (0): a design that needs it does not fit
+	// there, and the exploration says so rather than placing it
+	// (dse.ExploreFPGA).
 	for i, r := range s.SLRs {
 		p := fmt.Sprintf("%s.slrs[%d]", at, i)
 		c.intIn(p+".dsp", r.DSP, 0, 1_000_000)
@@ -220,13 +205,18 @@ func (s *FPGASpec) validate(c *checker, at string) {
 	c.intIn(at+".dsp_per_mac", s.DSPPerMAC, 1, 64)
 	c.intIn(at+".dsp_per_add", s.DSPPerAdd, 0, 64)
 	c.intIn(at+".fadd_latency_cycles", s.FAddLatencyCycles, 1, 64)
+	// A stage may do without a DSP (its accumulator in LUTs), never
+	// without logic and registers: at 0 LUT and 0 FF per stage the bank
+	// factor S would grow for free.
 	c.intIn(at+".rmm_dsp_per_stage", s.RMMDSPPerStage, 0, 64)
-	c.intIn(at+".rmm_lut_per_stage", s.RMMLUTPerStage, 0, 1_000_000)
-	c.intIn(at+".rmm_ff_per_stage", s.RMMFFPerStage, 0, 1_000_000)
+	c.intIn(at+".rmm_lut_per_stage", s.RMMLUTPerStage, 1, 1_000_000)
+	c.intIn(at+".rmm_ff_per_stage", s.RMMFFPerStage, 1, 1_000_000)
 	c.intIn(at+".rmm_leaf_bits", s.RMMLeafBits, 1, 64)
 	c.intIn(at+".rmm_fifo_depth", s.RMMFIFODepth, 1, 1<<20)
-	c.intIn(at+".gae_pe_lut", s.GAEPELUT, 0, 1_000_000)
-	c.intIn(at+".gae_pe_ff", s.GAEPEFF, 0, 1_000_000)
+	// Likewise a GAE PE: its multiplies may sit in LUTs (gae_pe_dsp 0),
+	// but a PE of no logic would let the PE count grow for free.
+	c.intIn(at+".gae_pe_lut", s.GAEPELUT, 1, 1_000_000)
+	c.intIn(at+".gae_pe_ff", s.GAEPEFF, 1, 1_000_000)
 	c.intIn(at+".gae_pe_dsp", s.GAEPEDSP, 0, 10_000)
 	c.intIn(at+".gae_loop_latency_cycles", s.GAELoopLatencyCycles, 1, 64)
 	c.floatIn(at+".bram_kbits", s.BRAMKbits, 1, 1e4)

@@ -3,6 +3,7 @@ package hw
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,15 @@ func TestParseRejects(t *testing.T) {
 		{"empty tiles", "gemm_tiles: [32, 64, 128]", "gemm_tiles: []", []string{"gpu.gemm_tiles is empty"}},
 		{"efficiency above 1", "gemm_efficiency: 0.83 ", "gemm_efficiency: 1.5 ", []string{"cpu.derived_rate.gemm_efficiency = 1.5", "0.01..1", "table-iv.yaml:15:22"}},
 		{"more cores than threads", "physical_cores: 28 ", "physical_cores: 57 ", []string{"cpu.derived_rate.physical_cores = 57", "1..56"}},
+		// The FPGA's DDR and the per-stage and per-PE costs must be
+		// positive: at 0 the times are infinite or the designs free.
+		{"FPGA without bandwidth", "mem_bw_gbs: 77 ", "mem_bw_gbs: 0 ", []string{"table-iv.yaml:60:15: fpga.mem_bw_gbs = 0", "0.1..100000"}},
+		{"FPGA without memory", "memory_gb: 64 ", "memory_gb: 0 ", []string{"table-iv.yaml:61:14: fpga.memory_gb = 0", "0.01..100000"}},
+		{"free RMM logic", "rmm_lut_per_stage: 141 ", "rmm_lut_per_stage: 0 ", []string{"fpga.rmm_lut_per_stage = 0", "1..1000000"}},
+		{"free RMM registers", "rmm_ff_per_stage: 205 ", "rmm_ff_per_stage: 0 ", []string{"fpga.rmm_ff_per_stage = 0", "1..1000000"}},
+		{"free GAE logic", "gae_pe_lut: 201 ", "gae_pe_lut: 0 ", []string{"fpga.gae_pe_lut = 0", "1..1000000"}},
+		{"free GAE registers", "gae_pe_ff: 849 ", "gae_pe_ff: 0 ", []string{"fpga.gae_pe_ff = 0", "1..1000000"}},
+		{"NaN FPGA bandwidth", "mem_bw_gbs: 77 ", "mem_bw_gbs: .nan ", []string{"fpga.mem_bw_gbs = NaN"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +82,68 @@ func TestParseRejects(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error lacks %q:\n%v", w, err)
 				}
+			}
+		})
+	}
+}
+
+// TestParseZeroResources: an SLR may lack a resource, and an RMM stage
+// or a GAE PE may use no DSP; the exploration then places nothing there
+// that needs it (dse.ExploreFPGA).
+func TestParseZeroResources(t *testing.T) {
+	y := strings.ReplaceAll(string(readPreset(t, "table-iv")), "dsp: 2280, lut: 394080, ff: 788160, bram: 720, sram_mb: 11.67",
+		"dsp: 0, lut: 0, ff: 0, bram: 0, sram_mb: 0")
+	y = strings.Replace(y, "rmm_dsp_per_stage: 1 ", "rmm_dsp_per_stage: 0 ", 1)
+	y = strings.Replace(y, "gae_pe_dsp: 12 ", "gae_pe_dsp: 0 ", 1)
+	p, err := ParsePlatform("z.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total := p.FPGA.Total(); total != (Resources{}) || p.FPGA.RMMDSPPerStage != 0 || p.FPGA.GAEPEDSP != 0 {
+		t.Errorf("total %+v, RMM DSP/stage %d, GAE DSP/PE %d; want all 0", total, p.FPGA.RMMDSPPerStage, p.FPGA.GAEPEDSP)
+	}
+}
+
+// TestParseErrorFormat: every error reads file:line:col: on one line and
+// names the field by its YAML path, never the decoder's Go struct field
+// (which for cpu.cores was "Platform.CPU").
+func TestParseErrorFormat(t *testing.T) {
+	base := string(readPreset(t, "table-iv"))
+	line := regexp.MustCompile(`^table-iv\.yaml:\d+:\d+: \S`)
+	for _, tt := range []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"a string for an integer", "cores: 56 ", "cores: lots ", []string{"table-iv.yaml:9:10: cpu.cores: this field takes an integer, not a string (\"lots\")"}},
+		{"a list for an integer", "sms: 30 ", "sms: [30] ", []string{"table-iv.yaml:41:8: gpu.sms: this field takes an integer, not a list"}},
+		{"a fraction for an integer", "cores: 56 ", "cores: 56.5 ", []string{"table-iv.yaml:9:10: cpu.cores: 56.5 is not a whole number"}},
+		{"a nested list entry", "{dsp: 2280, lut: 394080", "{dsp: x, lut: 394080", []string{"table-iv.yaml:63:13: fpga.slrs[0].dsp: this field takes an integer"}},
+		{"an unknown field", "clock_ghz: 2.2 ", "clock_gigahertz: 2.2 ", []string{"table-iv.yaml:10:3: cpu.clock_gigahertz: unknown field"}},
+		// A required field left out is placed at the mapping that lacks it.
+		{"a missing model", "  model: Intel Xeon Gold 5120 (2 sockets, 56 threads)\n", "", []string{"table-iv.yaml:7:1: cpu.model is empty"}},
+		{"an empty model", "model: Intel Xeon Gold 5120 (2 sockets, 56 threads)", `model: ""`, []string{"table-iv.yaml:8:10: cpu.model is empty"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(base, tt.old) {
+				t.Fatalf("preset lacks %q", tt.old)
+			}
+			_, err := ParsePlatform("table-iv.yaml", []byte(strings.Replace(base, tt.old, tt.new, 1)))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			for _, l := range strings.Split(msg, "\n") {
+				if !line.MatchString(l) {
+					t.Errorf("line %q is not file:line:col: message", l)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%v", w, msg)
+				}
+			}
+			if strings.Contains(msg, "Go struct") || strings.Contains(msg, "Platform.") {
+				t.Errorf("error names a Go field: %v", msg)
 			}
 		})
 	}

@@ -74,6 +74,15 @@ are deterministic per seed.`,
 			if err := checkCommon(cfg.Procs, cfg.Depth, cfg.Actors); err != nil {
 				return err
 			}
+			if err := checkFloatFlag("threshold", cfg.Threshold, anyFinite); err != nil {
+				return err
+			}
+			// The rest (the environment, whether the algorithm handles its
+			// actions, the step counts) is checked before any run starts:
+			// each is the user's input, not a failure of the run.
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
+			}
 			cfg.Progress = learnProgress(cmd.ErrOrStderr())
 			rep, err := bench.Learn(cmd.Context(), cfg)
 			return writeReport(cmd.OutOrStdout(), asJSON, rep, err, func(w io.Writer) { writeLearnTable(w, rep) })
@@ -88,7 +97,7 @@ are deterministic per seed.`,
 	f.IntVar(&cfg.Depth, "depth", 1, "D: batches sampled ahead of their priority update")
 	f.StringVar(&pacing, "pacing", "lockstep", "lockstep (deterministic) or ratio (asynchronous)")
 	f.IntVar(&cfg.Actors, "actors", 1, "actors, each with its own environment copy")
-	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs (0: unchanged)")
+	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs, at most 4 x the CPUs (0: unchanged)")
 	f.IntVar(&cfg.Window, "window", 0, "episodes of the rolling mean (default 100 for dqn, 10 otherwise)")
 	f.Float64Var(&cfg.Threshold, "threshold", 0, "return to reach (default 475 for dqn, -250 otherwise)")
 	f.BoolVar(&asJSON, "json", false, "emit JSON (schema "+bench.OffPolicySchema+") instead of a table")
@@ -121,6 +130,9 @@ of a learner running free on a prefilled buffer with the same D.`,
 			if err := checkCommon(cfg.Procs, 1, cfg.Actors); err != nil {
 				return err
 			}
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
+			}
 			cfg.Progress = learnProgress(cmd.ErrOrStderr())
 			rep, err := bench.Relaxed(cmd.Context(), cfg)
 			return writeReport(cmd.OutOrStdout(), asJSON, rep, err, func(w io.Writer) { writeRelaxedTable(w, rep) })
@@ -133,7 +145,7 @@ of a learner running free on a prefilled buffer with the same D.`,
 	f.IntVar(&cfg.FreeSteps, "free-steps", 3000, "gradient steps of the free-running learner measurement")
 	f.IntVar(&cfg.Repeats, "repeats", 5, "free-running measurements per D (interleaved); the median is reported")
 	f.IntVar(&cfg.Actors, "actors", 1, "actors")
-	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs (0: unchanged)")
+	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs, at most 4 x the CPUs (0: unchanged)")
 	f.BoolVar(&asJSON, "json", false, "emit JSON (schema "+bench.OffPolicySchema+") instead of a table")
 	return cmd
 }
@@ -166,6 +178,10 @@ and the model of 001 Eq. 5.1-5.6 with the primitive times measured in the run.`,
 			if err := checkCommon(cfg.Procs, 1, 1); err != nil {
 				return err
 			}
+			// Each L must divide --batch (SPO gives each learner B/L).
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
+			}
 			rep, err := bench.Scaling(cmd.Context(), cfg)
 			return writeReport(cmd.OutOrStdout(), asJSON, rep, err, func(w io.Writer) { writeScalingTable(w, rep) })
 		},
@@ -177,7 +193,7 @@ and the model of 001 Eq. 5.1-5.6 with the primitive times measured in the run.`,
 	f.IntVar(&cfg.H, "h", def.H, "H, local steps between weight averagings")
 	f.IntVar(&cfg.GradSteps, "grad-steps", def.GradSteps, "policy updates per measurement")
 	f.IntVar(&cfg.Depth, "depth", def.Depth, "D of each replay manager")
-	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs (0: unchanged)")
+	f.IntVar(&cfg.Procs, "procs", 0, "GOMAXPROCS during the runs, at most 4 x the CPUs (0: unchanged)")
 	f.Uint64Var(&cfg.Seed, "seed", def.Seed, "seed")
 	f.BoolVar(&asJSON, "json", false, "emit JSON (schema "+bench.OffPolicySchema+") instead of a table")
 	return cmd
@@ -201,8 +217,14 @@ x = 1..M-1, and solves f_a(x_a) = interval * f_l(x_l), x_a + x_l <= M (002 §V-D
 			if cfg.Cores != 0 && cfg.Cores < 2 {
 				return usagef("--cores %d is not allowed: M must be >= 2 (or 0 for the CPUs)", cfg.Cores)
 			}
-			if cfg.Duration <= 0 || cfg.Batch < 1 || !(cfg.Interval > 0) {
-				return usagef("--duration %v, --batch %d, --interval %v: each must be > 0", cfg.Duration, cfg.Batch, cfg.Interval)
+			if cfg.Duration <= 0 || cfg.Batch < 1 {
+				return usagef("--duration %v, --batch %d: each must be > 0", cfg.Duration, cfg.Batch)
+			}
+			if err := checkFloatFlag("interval", cfg.Interval, positive); err != nil {
+				return err
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageError{err}
 			}
 			rep, err := bench.Split(cmd.Context(), cfg)
 			return writeReport(cmd.OutOrStdout(), asJSON, rep, err, func(w io.Writer) { writeSplitTable(w, rep) })
@@ -220,9 +242,10 @@ x = 1..M-1, and solves f_a(x_a) = interval * f_l(x_l), x_a + x_l <= M (002 §V-D
 
 // checkCommon validates the flags the subcommands share.
 func checkCommon(procs, depth, actors int) error {
+	if err := checkProcs(procs); err != nil {
+		return err
+	}
 	switch {
-	case procs < 0:
-		return usagef("--procs %d is not allowed: it must be >= 1, or 0 to keep GOMAXPROCS", procs)
 	case depth < 1 || depth > 4096:
 		return usagef("--depth %d is not allowed: D must be 1..4096", depth)
 	case actors < 1 || actors > runtime.MaxActors:

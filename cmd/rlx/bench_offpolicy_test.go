@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,5 +89,47 @@ func TestBenchOffPolicyUsageErrors(t *testing.T) {
 	cancel()
 	if _, _, err := runBenchOffPolicy(ctx, "learn", "--steps", "100000", "--seeds", "1"); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestBenchOffPolicyRefusesUpFront: every value the user gives is checked
+// before any run starts, and a bad one is a usage error (exit 2) naming
+// the value and what is accepted; these were exit 1, found by the run, or
+// accepted. Short budgets keep a regression from running long.
+func TestBenchOffPolicyRefusesUpFront(t *testing.T) {
+	short := []string{"--steps", "300", "--learning-starts", "100", "--seeds", "1"}
+	tooMany := strconv.Itoa(bench.MaxProcs() + 1)
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"learn", "--procs", tooMany, "--steps", "300", "--seeds", "1"}, []string{"--procs " + tooMany, "1.." + strconv.Itoa(bench.MaxProcs())}},
+		{[]string{"learn", "--env", "Nope"}, []string{`"Nope"`, "CartPole-v1"}},
+		{[]string{"learn", "--algo", "dqn", "--env", "Pendulum-v1"}, []string{"Pendulum-v1 has continuous actions", "ddpg, td3"}},
+		{[]string{"learn", "--learning-starts", "-1"}, []string{"learning starts -1", ">= 0"}},
+		{[]string{"learn", "--steps", "-1"}, []string{"-1 total steps", "1.."}},
+		{[]string{"learn", "--window", "-1"}, []string{"window -1", ">= 1"}},
+		{append([]string{"learn", "--threshold", "NaN"}, short...), []string{"--threshold NaN", "a finite number"}},
+		{append([]string{"learn", "--threshold", "-Inf"}, short...), []string{"--threshold -Inf", "a finite number"}},
+		{[]string{"relaxed", "--steps", "-1"}, []string{"-1 total steps"}},
+		{[]string{"split", "--interval", "Inf", "--cores", "2", "--duration", "1ms"}, []string{"--interval +Inf", "finite and > 0"}},
+		{[]string{"split", "--interval", "NaN", "--cores", "2", "--duration", "1ms"}, []string{"--interval NaN"}},
+		{[]string{"spo", "--learners", "3", "--grad-steps", "5"}, []string{"3 learners", "divide the batch 1024"}},
+		{[]string{"spo", "--batch", "1", "--learners", "2", "--grad-steps", "5"}, []string{"2 learners", "divide the batch 1"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"bench", "offpolicy"}, tt.args...), &stdout, &stderr)
+		if code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", tt.args, code, exitUsage, stderr.String())
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("%v: stderr %q lacks %q", tt.args, stderr.String(), w)
+			}
+		}
+		if strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+			t.Errorf("%v: not one line: %q", tt.args, stderr.String())
+		}
 	}
 }

@@ -29,11 +29,17 @@ func newBenchSumtreeCmd() *cobra.Command {
     for each capacity.
 
 Every figure is the median of --repeats measurements. The defaults take
-about a minute; --quick takes a few seconds.`,
+about a minute; --quick takes a few seconds: it shortens --repeats,
+--min-time, --batch, --fanout and --lock-fanout, each only when not given.`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if quick {
-				opt.Quick()
+				quickUnlessSet(cmd.Flags().Changed, &opt)
+			}
+			// Every option is checked as the user gave it, --quick or not;
+			// a 0 is an error, not a default.
+			if err := opt.Validate(); err != nil {
+				return usageError{err}
 			}
 			progress := func(s string) { fmt.Fprintln(cmd.ErrOrStderr(), s) }
 			res, err := bench.SumTree(cmd.Context(), opt, progress)
@@ -54,7 +60,7 @@ about a minute; --quick takes a few seconds.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, "print the figures as JSON (schema "+bench.SumTreeSchema+")")
-	f.BoolVar(&quick, "quick", false, "fewer sizes and shorter measurements")
+	f.BoolVar(&quick, "quick", false, "fewer sizes and shorter measurements (flags you give are kept)")
 	f.IntSliceVar(&opt.Capacities, "capacity", opt.Capacities, "tree capacities for the per-index tables")
 	f.IntSliceVar(&opt.Batches, "batch", opt.Batches, "batch sizes B")
 	f.IntSliceVar(&opt.Fanouts, "fanout", opt.Fanouts, "fanouts K")
@@ -65,6 +71,28 @@ about a minute; --quick takes a few seconds.`,
 	f.IntVar(&opt.Repeats, "repeats", opt.Repeats, "measurements per figure (the median is reported)")
 	f.DurationVar(&opt.MinTime, "min-time", opt.MinTime, "time each measurement runs at least")
 	return cmd
+}
+
+// quickUnlessSet applies bench.SumTreeOptions.Quick to the options whose
+// flags the user did not set (changed reports those set): --quick shortens
+// the run, it does not overrule what was asked for.
+func quickUnlessSet(changed func(flag string) bool, opt *bench.SumTreeOptions) {
+	q := *opt
+	q.Quick()
+	for _, o := range []struct {
+		flag  string
+		apply func()
+	}{
+		{"repeats", func() { opt.Repeats = q.Repeats }},
+		{"min-time", func() { opt.MinTime = q.MinTime }},
+		{"batch", func() { opt.Batches = q.Batches }},
+		{"fanout", func() { opt.Fanouts = q.Fanouts }},
+		{"lock-fanout", func() { opt.LockFanouts = q.LockFanouts }},
+	} {
+		if !changed(o.flag) {
+			o.apply()
+		}
+	}
 }
 
 // writeSumTreeTables prints the figures as plain tables.

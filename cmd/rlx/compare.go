@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,7 +65,7 @@ not for figures). An interrupt keeps the sections already built.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opt.out, "out", "rlx-out/compare", "directory for each experiment's full results (README.md, steps.json, a directory per step)")
-	f.StringVar(&opt.doc, "doc", "", "the comparison page to write (default: comparison.md in --out)")
+	f.StringVar(&opt.doc, "doc", "", "the comparison page to write, in an existing directory or under --out (default: comparison.md in --out)")
 	f.StringSliceVar(&opt.only, "only", nil, "run only these experiment presets (comma-separated names)")
 	f.BoolVar(&opt.quick, "quick", false, "cut the reports' own host measurements to seconds (for tests, not figures)")
 	f.Int64Var(&opt.steps, "steps", 0, "environment steps of every step's run (0: the presets' budgets)")
@@ -79,17 +82,22 @@ func experimentPresets(only []string) ([]engine.Preset, error) {
 		return nil, err
 	}
 	exps := slices.DeleteFunc(all, func(p engine.Preset) bool { return p.Kind != engine.KindExperiment })
+	names := make([]string, len(exps))
+	for k, p := range exps {
+		names[k] = p.Name
+	}
 	if only == nil {
 		return exps, nil
+	}
+	// --only '' parses to an empty list, not to nil: running nothing
+	// and writing a page without sections is never what was meant.
+	if len(only) == 0 {
+		return nil, usagef("--only is empty: name some of %s, or leave it out to run them all", strings.Join(names, ", "))
 	}
 	var picked []engine.Preset
 	for _, n := range only {
 		i := slices.IndexFunc(exps, func(p engine.Preset) bool { return p.Name == n })
 		if i < 0 {
-			names := make([]string, len(exps))
-			for k, p := range exps {
-				names[k] = p.Name
-			}
 			return nil, usagef("--only %q is not an experiment preset: use some of %s", n, strings.Join(names, ", "))
 		}
 		if !slices.ContainsFunc(picked, func(p engine.Preset) bool { return p.Name == n }) {
@@ -97,6 +105,38 @@ func experimentPresets(only []string) ([]engine.Preset, error) {
 		}
 	}
 	return picked, nil
+}
+
+// checkDocPath refuses a --doc that rlx compare should not write, before
+// any experiment runs: a directory, or a page whose directory does not
+// exist outside --out. rlx creates --out and what lies under it, but it
+// does not create directories elsewhere on a mistyped path.
+func checkDocPath(doc, out string) error {
+	if strings.HasSuffix(doc, "/") || strings.HasSuffix(doc, string(filepath.Separator)) {
+		return usagef("--doc %s names a directory: name the page's file, e.g. %s", doc, filepath.Join(doc, "comparison.md"))
+	}
+	if fi, err := os.Stat(doc); err == nil && fi.IsDir() {
+		return usagef("--doc %s is a directory: name the page's file, e.g. %s", doc, filepath.Join(doc, "comparison.md"))
+	}
+	dir := filepath.Dir(doc)
+	if _, err := os.Stat(dir); err == nil || !errors.Is(err, fs.ErrNotExist) || within(dir, out) {
+		// An existing directory, or one under --out; anything else
+		// (a file, no permission) checkWritable reports.
+		return nil
+	}
+	return usagef("--doc %s: the directory %s does not exist: create it first, or put the page under --out %s", doc, dir, out)
+}
+
+// within reports whether path is dir or lies under it, by their absolute,
+// cleaned forms.
+func within(path, dir string) bool {
+	p, err1 := filepath.Abs(path)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // comparedSection is one experiment's part of the comparison page.
@@ -112,12 +152,14 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if err := checkWritable(opt.out); err != nil {
-		return usageError{err}
-	}
 	doc := opt.doc
 	if doc == "" {
 		doc = filepath.Join(opt.out, "comparison.md")
+	} else if err := checkDocPath(doc, opt.out); err != nil {
+		return err
+	}
+	if err := checkWritable(opt.out); err != nil {
+		return usageError{err}
 	}
 	if err := checkWritable(filepath.Dir(doc)); err != nil {
 		return usageError{fmt.Errorf("--doc %s: %v", doc, err)}

@@ -60,11 +60,55 @@ func TestCompareRejectsBadFlags(t *testing.T) {
 	}{
 		{[]string{"compare", "--only", "cartpole-ppo"}, `--only "cartpole-ppo" is not an experiment preset`},
 		{[]string{"compare", "--steps", "-1"}, "--steps -1"},
+		// --only '' is an empty list, not "all": it ran nothing and wrote
+		// an empty page.
+		{[]string{"compare", "--only", ""}, "--only is empty: name some of fanout, heppo"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), tt.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%v: exit %d, stderr %q, want usage error with %q", tt.args, code, stderr.String(), tt.want)
 		}
+	}
+}
+
+// TestCompareDocPath: --doc is refused before any work when it names a
+// directory, or a page in a directory that does not exist outside --out
+// (it was created, parents and all, wherever it pointed).
+func TestCompareDocPath(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	missing := filepath.Join(dir, "no", "such", "dir")
+	// Shortened, so that a regression runs one quick experiment.
+	short := []string{"--only", "heppo", "--quick", "--steps", "300", "--duration", "1s", "--out", out}
+	for _, tt := range []struct {
+		doc  string
+		want string
+	}{
+		{filepath.Join(missing, "x.md"), "the directory " + missing + " does not exist"},
+		{dir, "is a directory"},
+		{dir + "/", "names a directory"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"compare", "--doc", tt.doc}, short...), &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("--doc %s: exit %d, stderr %q; want exit 2 with %q", tt.doc, code, stderr.String(), tt.want)
+		}
+		if strings.Contains(stderr.String(), "experiment 1/") {
+			t.Errorf("--doc %s: an experiment ran before the refusal", tt.doc)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "no")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the missing directory was created: %v", err)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--out was created before the refusal: %v", err)
+	}
+	// Under --out, which rlx creates, a new directory is fine.
+	if err := checkDocPath(filepath.Join(out, "pages", "x.md"), out); err != nil {
+		t.Errorf("a page under --out: %v", err)
+	}
+	if err := checkDocPath(filepath.Join(dir, "x.md"), out); err != nil {
+		t.Errorf("a page in an existing directory: %v", err)
 	}
 }
 

@@ -24,13 +24,37 @@ const dseSchema = "rlx.dse/v1"
 const claimsSchema = "rlx.dse.claims/v1"
 
 // loadPlatform is engine.LoadPlatform for --devices; a bad file or name is
-// a usage error: it is the user's input.
+// a usage error: it is the user's input. So is a platform the mapping
+// exploration cannot use: it maps onto a CPU, a GPU and an FPGA joined by
+// PCIe, and a platform of one device (heppo-zcu106, for sizing HEPPO's GAE
+// in the heppo experiment) would only fail later.
 func loadPlatform(path string) (*hw.Platform, error) {
 	p, err := engine.LoadPlatform(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := checkMappable(p); err != nil {
+		return nil, usageError{fmt.Errorf("--devices %s: %w", path, err)}
+	}
 	return p, nil
+}
+
+// checkMappable returns an error naming what p lacks for rlx dse.
+func checkMappable(p *hw.Platform) error {
+	var missing []string
+	for _, d := range []struct {
+		name string
+		has  bool
+	}{{"cpu", p.CPU != nil}, {"gpu", p.GPU != nil}, {"fpga", p.FPGA != nil}, {"link", p.Link != nil}} {
+		if !d.has {
+			missing = append(missing, d.name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("platform %q has no %s: rlx dse maps onto a cpu, a gpu and an fpga joined by a link, "+
+		"so it needs all four (the table-iv platform has them)", p.Name, strings.Join(missing, ", "))
 }
 
 func newDSECmd() *cobra.Command {
@@ -274,6 +298,10 @@ type fpgaJSON struct {
 	LearnerBudget    hw.Resources `json:"learner_budget"`
 	RMMResources     hw.Resources `json:"rmm_resources"`
 	RMMBudget        hw.Resources `json:"rmm_budget"`
+	// NoLearner and NoRMM say why there is no learner design (dp 0) or
+	// no RMM design (s 0) on the FPGA.
+	NoLearner string `json:"no_learner,omitempty"`
+	NoRMM     string `json:"no_rmm,omitempty"`
 }
 
 func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
@@ -298,7 +326,8 @@ func toDSEJSON(c dse.Config, r *dse.Result) dseJSON {
 		j.Mappings = append(j.Mappings, mappingJSON{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck,
 			Watts: ev.Watts, GPSPerWatt: ev.GPSPerWatt, Infeasible: ev.Infeasible})
 	}
-	j.FPGA = fpgaJSON{S: r.Arch.RMM.S, RMMResources: r.Arch.RMM.Resources, RMMBudget: r.Arch.RMMBudget, LearnerBudget: r.Arch.LearnerBudget}
+	j.FPGA = fpgaJSON{S: r.Arch.RMM.S, RMMResources: r.Arch.RMM.Resources, RMMBudget: r.Arch.RMMBudget, LearnerBudget: r.Arch.LearnerBudget,
+		NoLearner: r.Arch.NoLearner, NoRMM: r.Arch.NoRMM}
 	if l := r.Arch.Learner; l != nil {
 		j.FPGA.DP, j.FPGA.PI, j.FPGA.F, j.FPGA.TMaxCycles = l.DP, l.PI, l.F, l.TMax
 		j.FPGA.Stages, j.FPGA.LearnerResources = len(l.StageCycles), l.Resources
@@ -332,8 +361,23 @@ func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error 
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s %s, batch %d on %s (simulated platform clock)\n\n", c.Env, c.Algo, c.Batch, p.Name)
 	fmt.Fprintf(tw, "primitive-platform table (000 §VI-A3)\tlearner us\tRMM us\tlearner TP/s\tRMM TP/s\n")
+	// A device that cannot run a primitive has time 0 in the table: print
+	// a dash, not 0.00 us, which would read as infinitely fast. Why it
+	// cannot is under the mappings.
+	us := func(c dse.Column, k hw.Kind) string {
+		if r.Table.TP[c][k] == 0 {
+			return units.Dash
+		}
+		return fmt.Sprintf("%.2f", 1e6*r.Table.Seconds[c][k])
+	}
+	tp := func(c dse.Column, k hw.Kind) string {
+		if r.Table.TP[c][k] == 0 {
+			return units.Dash
+		}
+		return fmt.Sprintf("%.4g", r.Table.TP[c][k])
+	}
 	for _, k := range hw.Kinds {
-		fmt.Fprintf(tw, "%s\t%.2f\t%.2f\t%.4g\t%.4g\n", k, 1e6*r.Table.Seconds[dse.Learner][k], 1e6*r.Table.Seconds[dse.RMM][k], r.Table.TP[dse.Learner][k], r.Table.TP[dse.RMM][k])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k, us(dse.Learner, k), us(dse.RMM, k), tp(dse.Learner, k), tp(dse.RMM, k))
 	}
 	fmt.Fprintf(tw, "\nmapping (L-R-S)\tGPS\tbottleneck\tW\tGPS/W\t\n")
 	for _, ev := range r.Evals {
@@ -366,7 +410,11 @@ func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error 
 		fmt.Fprintf(out, "\nFPGA learner (000 §VI-A2): DP=%d PI=%d f=%.4g n=%d T_max=%d cycles, T_learner=%d cycles\n", l.DP, l.PI, l.F, len(l.StageCycles), l.TMax, l.Cycles())
 		fmt.Fprintf(out, "  resources DSP %d of %d, SRAM %.1f of %.1f MB\n", l.Resources.DSP, a.LearnerBudget.DSP, l.Resources.SRAMMB, a.LearnerBudget.SRAMMB)
 	} else {
-		fmt.Fprintln(out, "\nFPGA learner: no design fits the learner SLRs")
+		fmt.Fprintf(out, "\nFPGA learner: no design fits the learner SLRs: %s\n", a.NoLearner)
+	}
+	if a.RMM.S == 0 {
+		fmt.Fprintf(out, "FPGA RMM: no design fits: %s\n", a.NoRMM)
+		return nil
 	}
 	fmt.Fprintf(out, "FPGA RMM: S=%d H=%d, DSP %d of %d, LUT %d of %d, REG %d of %d, SRAM %.1f of %.1f MB\n", a.RMM.S, a.RMM.H,
 		a.RMM.Resources.DSP, a.RMMBudget.DSP, a.RMM.Resources.LUT, a.RMMBudget.LUT, a.RMM.Resources.FF, a.RMMBudget.FF, a.RMM.Resources.SRAMMB, a.RMMBudget.SRAMMB)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -29,6 +30,16 @@ func runSensitivity(ctx context.Context, out, stderr io.Writer, devices string, 
 	name, data, err := engine.PlatformFile(devices)
 	if err != nil {
 		return usageError{err}
+	}
+	// A file that does not parse, or a platform the exploration cannot
+	// map onto, is the user's input: refuse it before the perturbations
+	// run, as the other modes of rlx dse do.
+	pl, err := hw.ParsePlatform(name, data)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := checkMappable(pl); err != nil {
+		return usageError{fmt.Errorf("--devices %s: %w", devices, err)}
 	}
 	p := newProgress(stderr)
 	rep, err := dse.Sensitivity(ctx, name, data, presets.SeedTables(), func(done, total int) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -126,6 +127,87 @@ func TestDSEUsageErrors(t *testing.T) {
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: %v is not a usage error", args, err)
 		}
+	}
+}
+
+// TestDSEPlatformWithoutDevices: a platform without a cpu, a gpu, an fpga
+// or a link is refused up front by every mode of rlx dse with exit 2,
+// naming what it lacks: heppo-zcu106 (an FPGA only) was exit 1, after
+// loading, and so was a file without a gpu.
+func TestDSEPlatformWithoutDevices(t *testing.T) {
+	data, err := os.ReadFile("../../presets/devices/table-iv.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := string(data)
+	noGPU := filepath.Join(t.TempDir(), "nogpu.yaml")
+	if err := os.WriteFile(noGPU, []byte(y[:strings.Index(y, "\ngpu:")]+y[strings.Index(y, "\nfpga:"):]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--env", "CartPole", "--batch", "1", "--devices", "heppo-zcu106"}, `platform "heppo-zcu106" has no cpu, gpu, link`},
+		{[]string{"--sweep", "--devices", "heppo-zcu106"}, "has no cpu, gpu, link"},
+		{[]string{"--claims", "--devices", "heppo-zcu106"}, "has no cpu, gpu, link"},
+		{[]string{"--sensitivity", "--devices", "heppo-zcu106"}, "has no cpu, gpu, link"},
+		{[]string{"--env", "Hopper", "--batch", "256", "--devices", noGPU}, `platform "table-iv" has no gpu`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"dse"}, tt.args...), &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || !strings.Contains(stderr.String(), "needs all four") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestDSEFPGAWithoutResources: the repro of an FPGA whose SLRs have no
+// resources. Nothing is placed on it (it chose G-F-G with "DSP 40 of 0"),
+// the output says why, and the table shows no time rather than 0.00 us.
+func TestDSEFPGAWithoutResources(t *testing.T) {
+	data, err := os.ReadFile("../../presets/devices/table-iv.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := filepath.Join(t.TempDir(), "z.yaml")
+	y := strings.ReplaceAll(string(data), "dsp: 2280, lut: 394080, ff: 788160, bram: 720, sram_mb: 11.67", "dsp: 0, lut: 0, ff: 0, bram: 0, sram_mb: 0")
+	if err := os.WriteFile(z, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := execute(t, newDSECmd(), "--env", "Hopper", "--algo", "DDPG", "--batch", "16384", "--devices", z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"G-F-G            -      no FPGA RMM design fits the RMM SLRs", "F-F-F            -      no FPGA learner design fits the learner SLRs",
+		"FPGA RMM: no design fits: one pipeline (S=1, H=20) needs DSP 40", "the RMM SLRs have DSP 0",
+		"FPGA learner: no design fits the learner SLRs: the smallest design"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "FPGA ") && strings.Contains(line, "0.00") {
+			t.Errorf("the FPGA row reads as infinitely fast: %s", line)
+		}
+	}
+	j, err := execute(t, newDSECmd(), "--env", "Hopper", "--algo", "DDPG", "--batch", "16384", "--devices", z, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Mapping string `json:"mapping"`
+		FPGA    struct {
+			S         int    `json:"s"`
+			NoRMM     string `json:"no_rmm"`
+			NoLearner string `json:"no_learner"`
+		} `json:"fpga"`
+	}
+	if err := json.Unmarshal([]byte(j), &got); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got.Mapping, "F") || got.FPGA.S != 0 || got.FPGA.NoRMM == "" || got.FPGA.NoLearner == "" {
+		t.Errorf("JSON: mapping %s, S %d, no_rmm %q, no_learner %q", got.Mapping, got.FPGA.S, got.FPGA.NoRMM, got.FPGA.NoLearner)
 	}
 }
 

@@ -164,8 +164,8 @@ the lookahead covers the feedback loop latency, bubbles otherwise.`,
 		Example: `  rlx hw gae --t 1024 --n 64 --pes 64 --lookahead 2`,
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if clockMHz <= 0 || clockMHz > 2000 {
-				return usagef("--clock-mhz %g is out of range: must be in (0, 2000]", clockMHz)
+			if err := checkFloatFlag("clock-mhz", clockMHz, floatRange{lo: 0, hi: 2000, loOpen: true}); err != nil {
+				return err
 			}
 			r, err := hw.SimulateGAE(t, n, pes, lookahead, loop)
 			if err != nil {

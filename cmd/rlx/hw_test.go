@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -138,6 +140,28 @@ func TestHWUsageErrors(t *testing.T) {
 		var ue usageError
 		if !errors.As(err, &ue) {
 			t.Errorf("%q: %v is not a usage error", args, err)
+		}
+	}
+}
+
+// TestHWGAEClockNotANumber: NaN and Inf are no clock. A comparison such as
+// v <= 0 || v > 2000 is false for NaN, which printed "NaN elements/s" with
+// exit 0, and with --json failed to encode with exit 1.
+func TestHWGAEClockNotANumber(t *testing.T) {
+	for _, clock := range []string{"NaN", "Inf", "-Inf", "0", "2001"} {
+		for _, asJSON := range []bool{false, true} {
+			args := []string{"hw", "gae", "--t", "4", "--n", "4", "--clock-mhz", clock}
+			if asJSON {
+				args = append(args, "--json")
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, &stdout, &stderr)
+			if code != exitUsage || !strings.Contains(stderr.String(), "--clock-mhz") || !strings.Contains(stderr.String(), "(0, 2000]") {
+				t.Errorf("%v: exit %d, stderr %q; want exit 2 naming --clock-mhz and (0, 2000]", args, code, stderr.String())
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("%v: wrote %q", args, stdout.String())
+			}
 		}
 	}
 }

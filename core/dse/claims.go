@@ -258,7 +258,11 @@ func fig12Estimator(p *hw.Platform, batch int) (*hw.Estimator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hw.NewEstimator(p, &w, &hw.FPGADesign{RMM: hw.ChooseRMMBanks(p.FPGA, &w, batch)})
+	rmm, why := fitRMM(p.FPGA, &w)
+	if rmm.S == 0 {
+		return nil, fmt.Errorf("000 Fig. 12 compares the FPGA RMM at batch %d, and %s has none: %s", batch, p.Name, why)
+	}
+	return hw.NewEstimator(p, &w, &hw.FPGADesign{RMM: rmm})
 }
 
 // fig12Ratio returns the lowest and the highest GPU time over FPGA time of

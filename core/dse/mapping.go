@@ -73,12 +73,20 @@ func Evaluate(e *hw.Estimator, t *Table, m hw.Mapping) Eval {
 	w := e.Workload()
 	p := e.Platform()
 	ev := Eval{Mapping: m}
+	// On the FPGA a missing design is one that does not fit its SLRs
+	// (ExploreFPGA; FPGAArch.NoLearner and NoRMM say by how much).
 	if t.TP[Learner][m.Learner] == 0 {
 		ev.Infeasible = fmt.Sprintf("no %s learner design for this workload", m.Learner)
+		if m.Learner == hw.FPGA && e.FPGA().Learner == nil {
+			ev.Infeasible = "no FPGA learner design fits the learner SLRs"
+		}
 		return ev
 	}
 	if t.TP[RMM][m.RMM] == 0 {
 		ev.Infeasible = fmt.Sprintf("no %s RMM", m.RMM)
+		if m.RMM == hw.FPGA && e.FPGA().RMM.S == 0 {
+			ev.Infeasible = "no FPGA RMM design fits the RMM SLRs"
+		}
 		return ev
 	}
 	if need := w.StorageBytes(m.Learner, m.Storage) / 1e9; need > p.MemoryGB(m.Storage) {
