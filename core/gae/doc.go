@@ -46,7 +46,9 @@
 // # Errors
 //
 // Bad shapes, slice lengths that are not T*N, gamma or lambda outside
-// [0, 1], k < 1 and NaN or Inf inputs are errors, never panics; the message
+// [0, 1], k < 1, options out of range (a quantizer clip so small that the
+// float32 step underflows, among them) and NaN or Inf inputs are errors,
+// never panics; the message
 // names the first offending value or index and the accepted range, and
 // wraps ErrShape, ErrRange, ErrNonFinite or ErrAlias. Programmer misuse
 // (a zero Quantizer, codes too narrow for their bits) panics with a "gae: "

@@ -283,10 +283,25 @@ func TestOptionsErrors(t *testing.T) {
 		{Options{Clip: -1}, "Clip = -1"},
 		{Options{Clip: float32(math.NaN())}, "Clip = NaN"},
 		{Options{Clip: float32(math.Inf(1))}, "Clip = +Inf"},
+		// A clip whose quantizer step is not a normal float32 (L9).
+		{Options{Rewards: Stream{Scaling: RunningScaling, Bits: 8}, Values: Stream{Scaling: BlockScaling, Restore: true, Bits: 8}, Clip: 1e-45},
+			"Clip = 1e-45 is not allowed with Rewards.Bits = 8: Clip must be 0 (selects 4) or 1.4987553e-36..3.4028235e+38"},
+		{Options{Values: Stream{Bits: 16}, Clip: 1e-35}, "Clip = 1e-35 is not allowed with Values.Bits = 16: Clip must be 0 (selects 4) or 3.851801e-34.."},
+		{Options{Rewards: Stream{Bits: 1}, Clip: 3e38}, "Clip = 3e+38 is not allowed with Rewards.Bits = 1: Clip must be 0 (selects 4) or 1.1754944e-38..1.7014117e+38"},
+		{Options{Clip: 1e-45}, "Clip = 1e-45 is not allowed: Clip must be 0 (selects 4) or a normal float32, >= 1.1754944e-38"},
 	}
 	for _, tt := range tests {
+		if err := tt.opt.Validate(); !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%+v: Validate() = %v, want ErrRange saying %q", tt.opt, err, tt.says)
+		}
 		if _, err := NewEstimator(4, 4, tt.opt); !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%+v: %v, want ErrRange saying %q", tt.opt, err, tt.says)
+		}
+	}
+	// The smallest clips with a normal step are accepted.
+	for _, opt := range []Options{{Values: Stream{Bits: 16}, Clip: 1e-33}, {Rewards: Stream{Bits: 8}, Clip: 1.5e-36}, {Clip: 1.2e-38}} {
+		if _, err := NewEstimator(4, 4, opt); err != nil {
+			t.Errorf("%+v: %v", opt, err)
 		}
 	}
 	if _, err := NewEstimator(0, 4, Options{}); !errors.Is(err, ErrShape) {

@@ -67,7 +67,10 @@ type Options struct {
 	// Clip is the half-width of the quantizer range, in standard deviations
 	// for a standardized stream (in the stream's units with NoScaling).
 	// Zero selects DefaultClip. Standardized values beyond it clamp to the
-	// end codes.
+	// end codes. Any other value must leave the quantizer step a normal
+	// float32 at the streams' Bits (see NewQuantizer); a Clip of about
+	// 1e-36 or less at 8 bits would make the step 0 and every code an end
+	// code.
 	Clip float32
 	// InPlace writes the advantages over Rewards and the returns over
 	// Values of the rollout given to Estimate: the FILO in-place layout of
@@ -150,6 +153,26 @@ func (o Options) Validate() error {
 	if !(o.Clip >= 0) || math.IsInf(float64(o.Clip), 0) {
 		return fmt.Errorf("%w: Clip = %v is not allowed: Clip must be finite and >= 0 (0 selects %d)",
 			ErrRange, o.Clip, DefaultClip)
+	}
+	if o.Clip == 0 {
+		return nil
+	}
+	// A Clip so small that a quantizer's step underflows would make every
+	// stored code an end code (see NewQuantizer).
+	for _, s := range [...]struct {
+		name string
+		bits int
+	}{{"Rewards", o.Rewards.Bits}, {"Values", o.Values.Bits}} {
+		if s.bits > 0 && !clipFits(s.bits, o.Clip) {
+			lo, hi := clipRange(s.bits)
+			return fmt.Errorf("%w: Clip = %v is not allowed with %s.Bits = %d: Clip must be 0 (selects %d) or %v..%v, so that the quantizer step is a normal float32",
+				ErrRange, o.Clip, s.name, s.bits, DefaultClip, lo, hi)
+		}
+	}
+	// Unused without quantization, but a subnormal Clip is never meant.
+	if o.Clip < minNormal32 {
+		return fmt.Errorf("%w: Clip = %v is not allowed: Clip must be 0 (selects %d) or a normal float32, >= %v",
+			ErrRange, o.Clip, DefaultClip, float32(minNormal32))
 	}
 	return nil
 }

@@ -30,7 +30,9 @@ type Quantizer struct {
 const MaxBits = 16
 
 // NewQuantizer returns the bits-bit uniform quantizer of [-clip, clip]. It
-// returns an error unless 1 <= bits <= 16 and clip is finite and positive.
+// returns an error unless 1 <= bits <= 16 and clip is in clipRange(bits):
+// finite and positive, and such that clip and the step are normal float32
+// numbers.
 func NewQuantizer(bits int, clip float32) (Quantizer, error) {
 	if bits < 1 || bits > MaxBits {
 		return Quantizer{}, fmt.Errorf("%w: bits = %d is not allowed: bits must be 1..%d", ErrRange, bits, MaxBits)
@@ -38,9 +40,60 @@ func NewQuantizer(bits int, clip float32) (Quantizer, error) {
 	if !(clip > 0) || math.IsInf(float64(clip), 0) {
 		return Quantizer{}, fmt.Errorf("%w: clip = %v is not allowed: clip must be finite and > 0", ErrRange, clip)
 	}
+	if !clipFits(bits, clip) {
+		lo, hi := clipRange(bits)
+		return Quantizer{}, fmt.Errorf("%w: clip = %v is not allowed with %d-bit codes: clip must be %v..%v, so that the step 2*clip/%d is a normal float32",
+			ErrRange, clip, bits, lo, hi, 1<<bits-1)
+	}
 	maxCode := uint16(1<<bits - 1)
 	c := float64(clip)
 	return Quantizer{bits: bits, clip: c, step: 2 * c / float64(maxCode), maxCode: maxCode}, nil
+}
+
+// minNormal32 is the smallest normal float32, 2^-126.
+const minNormal32 = 0x1p-126
+
+// clipFits reports whether a bits-bit quantizer of [-clip, clip] is usable:
+// clip and the step 2*clip/(2^bits-1), as float32, are normal. A step that
+// underflows to 0 (or to a subnormal, losing precision) codes every nonzero
+// value to an end code, and the Estimator's de-quantization, in float32,
+// would multiply codes by 0; one that overflows, at 1 bit, multiplies them
+// by +Inf.
+func clipFits(bits int, clip float32) bool {
+	step := float32(2 * float64(clip) / float64(int(1)<<bits-1))
+	return clip >= minNormal32 && step >= minNormal32 && !math.IsInf(float64(step), 0)
+}
+
+// clipRange returns the smallest and the largest clip NewQuantizer accepts
+// at bits bits, 1..16: those for which clip and the step are normal float32
+// numbers. The smallest is about 2^-127 (2^bits-1) (1.5e-36 at 8 bits); the
+// largest is the largest float32, or half of it at 1 bit. It returns 0, 0 for
+// bits outside 1..16.
+func clipRange(bits int) (lo, hi float32) {
+	if bits < 1 || bits > MaxBits {
+		return 0, 0
+	}
+	up, down := float32(math.Inf(1)), float32(0)
+	// Start from the real-number bounds and step by ulps across the
+	// rounding of the step to float32: a few steps at most.
+	lo = max(minNormal32, float32(minNormal32*float64(int(1)<<bits-1)/2))
+	for !clipFits(bits, lo) {
+		lo = math.Nextafter32(lo, up)
+	}
+	for clipFits(bits, math.Nextafter32(lo, down)) {
+		lo = math.Nextafter32(lo, down)
+	}
+	hi = math.MaxFloat32
+	if bits == 1 {
+		hi = math.MaxFloat32 / 2
+	}
+	for !clipFits(bits, hi) {
+		hi = math.Nextafter32(hi, down)
+	}
+	for hi < math.MaxFloat32 && clipFits(bits, math.Nextafter32(hi, up)) {
+		hi = math.Nextafter32(hi, up)
+	}
+	return lo, hi
 }
 
 // Bits returns n, the code width.

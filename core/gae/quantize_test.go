@@ -2,6 +2,7 @@ package gae
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -130,10 +131,51 @@ func TestNewQuantizerErrors(t *testing.T) {
 		{8, -1, "clip = -1"},
 		{8, float32(math.NaN()), "clip = NaN"},
 		{8, float32(math.Inf(1)), "clip = +Inf"},
+		// The step 2*clip/255 underflows float32: every value would code
+		// to an end code (L9).
+		{8, 1e-45, "clip = 1e-45 is not allowed with 8-bit codes: clip must be 1.4987553e-36..3.4028235e+38, so that the step 2*clip/255 is a normal float32"},
+		{16, 1e-35, "clip = 1e-35 is not allowed with 16-bit codes: clip must be 3.851801e-34.."},
+		{1, 1e-39, "clip = 1e-39 is not allowed with 1-bit codes: clip must be 1.1754944e-38..1.7014117e+38"},
+		{1, 2e38, "clip = 2e+38 is not allowed with 1-bit codes"},
 	} {
 		_, err := NewQuantizer(c.bits, c.clip)
 		if !errors.Is(err, ErrRange) || !contains(err.Error(), c.says) {
 			t.Errorf("NewQuantizer(%d, %v): %v, want ErrRange saying %q", c.bits, c.clip, err, c.says)
+		}
+	}
+}
+
+// TestQuantizerClipRange checks the clips at both ends of the accepted
+// range for every width: accepted with a normal, finite step, and the next
+// float32 beyond them rejected, the error naming the value and the range.
+func TestQuantizerClipRange(t *testing.T) {
+	up, down := float32(math.Inf(1)), float32(0)
+	for bits := 1; bits <= MaxBits; bits++ {
+		lo, hi := clipRange(bits)
+		for _, clip := range []float32{lo, hi} {
+			q, err := NewQuantizer(bits, clip)
+			if err != nil {
+				t.Fatalf("bits %d: NewQuantizer(%v) = %v", bits, clip, err)
+			}
+			if s := q.Step(); !(s >= minNormal32) || math.IsInf(float64(s), 0) {
+				t.Errorf("bits %d clip %v: step %v is not a normal float32", bits, clip, s)
+			}
+		}
+		// At the smallest clip adjacent levels are still distinct float32
+		// values; where the step underflows they are not.
+		if q, _ := NewQuantizer(bits, lo); !(q.Value(0) < q.Value(1)) {
+			t.Errorf("bits %d clip %v: levels 0 and 1 are both %v", bits, lo, q.Value(0))
+		}
+		outside := []float32{math.Nextafter32(lo, down)}
+		if hi < math.MaxFloat32 {
+			outside = append(outside, math.Nextafter32(hi, up))
+		}
+		for _, clip := range outside {
+			_, err := NewQuantizer(bits, clip)
+			want := fmt.Sprintf("clip = %v is not allowed with %d-bit codes: clip must be %v..%v", clip, bits, lo, hi)
+			if !errors.Is(err, ErrRange) || !contains(err.Error(), want) {
+				t.Errorf("NewQuantizer(%d, %v) = %v, want ErrRange saying %q", bits, clip, err, want)
+			}
 		}
 	}
 }

@@ -25,10 +25,17 @@ type Banked struct {
 
 // NewBanked returns a banked buffer of banks banks that hold cfg.Capacity
 // transitions between them (each bank ceil(cfg.Capacity / banks)). It
-// returns an error if banks is outside [1, cfg.Capacity] or cfg is invalid.
+// returns an error if cfg.Capacity is below 1, banks is outside
+// [1, cfg.Capacity] or cfg is otherwise invalid.
 func NewBanked(cfg Config, banks int) (*Banked, error) {
+	// The range of banks is the capacity's, so a capacity that is itself
+	// out of range is the error to report: with none, no number of banks
+	// would do. (The upper limit of New applies to each bank, not here.)
+	if cfg.Capacity < 1 {
+		return nil, fmt.Errorf("replay: capacity %d is out of range: a banked buffer's capacity must be >= 1", cfg.Capacity)
+	}
 	if banks < 1 || banks > cfg.Capacity {
-		return nil, fmt.Errorf("replay: %d banks is out of range: banks must be 1..%d (the capacity)", banks, max(cfg.Capacity, 1))
+		return nil, fmt.Errorf("replay: %d banks is out of range: banks must be 1..%d (the capacity)", banks, cfg.Capacity)
 	}
 	per := cfg
 	per.Capacity = (cfg.Capacity + banks - 1) / banks
@@ -113,10 +120,19 @@ func (k *Banked) Sample(l int, dst *Batch, n int, rng *rand.Rand) error {
 }
 
 // Update applies the priority update for a batch that Sample drew from bank
-// l (see Buffer.Update).
+// l (see Buffer.Update). It returns an error, changing nothing, if the batch
+// was drawn from another bank: the banks have the same capacity, so its
+// slots would name other transitions of bank l.
 func (k *Banked) Update(l int, batch *Batch, td []float32) error {
 	if l < 0 || l >= len(k.banks) {
 		return fmt.Errorf("replay: bank %d is out of range: banks are 0..%d", l, len(k.banks)-1)
+	}
+	if batch != nil && batch.from != k.banks[l] {
+		for j, b := range k.banks {
+			if batch.from == b {
+				return fmt.Errorf("replay: the batch was sampled from bank %d, not bank %d: update the bank it was sampled from", j, l)
+			}
+		}
 	}
 	return k.banks[l].Update(batch, td)
 }

@@ -129,8 +129,9 @@ func TestSampleEmpty(t *testing.T) {
 	if err := b.Sample(&batch, 4, rng); !errors.Is(err, ErrEmpty) || batch.Len() != 0 {
 		t.Errorf("Sample on an empty buffer = %v with %d rows, want ErrEmpty and none", err, batch.Len())
 	}
-	// A batch that never held a sample updates nothing.
-	forged := Batch{Idx: []int{0, 3}, gen: []uint32{0, 0}}
+	// A batch that never held a sample updates nothing. (It is forged as
+	// sampled from b: Update refuses a batch from another buffer.)
+	forged := Batch{Idx: []int{0, 3}, gen: []uint32{0, 0}, from: b}
 	if err := b.Update(&forged, []float32{1, 1}); err != nil || forged.Skipped != 2 || b.tree.Total() != 0 {
 		t.Errorf("Update of unsampled slots = %v, skipped %d, total %v; want all skipped", err, forged.Skipped, b.tree.Total())
 	}

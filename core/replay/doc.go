@@ -19,8 +19,11 @@
 //
 // the maximum taken exactly over every stored transition: the buffer tracks
 // the smallest stored priority in a min/max tree. After a learner step,
-// Update sets the sampled transitions' priorities to |TD error| + eps.
-// SetBeta and Anneal move beta towards 1 over training.
+// Update sets the sampled transitions' priorities to |TD error| + eps. It
+// takes the whole batch that this buffer's Sample filled, which records the
+// buffer and each slot's generation; a view (Batch.View), a batch made by
+// hand or one from another buffer is an error, found before any lock is
+// taken. SetBeta and Anneal move beta towards 1 over training.
 //
 // # Concurrency (002 §IV-D)
 //
@@ -44,7 +47,8 @@
 // priorities are updated. PreSampler keeps up to D batches sampled ahead,
 // so that sampling overlaps training and transfers between devices can be
 // hidden; each batch records its staleness, the number of priority updates
-// applied between its sampling and its own update (at most D-1).
+// applied between its sampling and its own update (at most D-1). Each
+// batch from Next is updated once; a second update is an error.
 //
 // # Banks (001 §5.2.2.1)
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -24,12 +25,13 @@ var ErrClosed = errors.New("replay: the pre-sampler is closed")
 // Staleness). 000 §VII-B finds D = 50 costs no reward.
 //
 // A PreSampler runs one goroutine. Next and Update are meant for one
-// learner goroutine.
+// learner goroutine, which updates every batch Next returns exactly once.
 type PreSampler struct {
 	buf   *Buffer
 	ready chan *Batch   // sampled batches, in order
 	free  chan *Batch   // batches to sample into
 	token chan struct{} // one per batch that may be outstanding
+	pool  []*Batch      // every batch of free and ready, and those lent; never changes
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -66,7 +68,9 @@ func (b *Buffer) PreSample(ctx context.Context, depth, n int, rng *rand.Rand) (*
 		done:   make(chan struct{}),
 	}
 	for range depth {
-		p.free <- new(Batch)
+		batch := new(Batch)
+		p.pool = append(p.pool, batch)
+		p.free <- batch
 		p.token <- struct{}{}
 	}
 	go p.run(ctx, n, rng)
@@ -108,11 +112,13 @@ func (p *PreSampler) run(ctx context.Context, n int, rng *rand.Rand) {
 func (p *PreSampler) Next(ctx context.Context) (*Batch, error) {
 	select {
 	case batch := <-p.ready:
+		batch.lent = p
 		return batch, nil
 	case <-p.done:
 		// The sampler may have finished a batch just before it stopped.
 		select {
 		case batch := <-p.ready:
+			batch.lent = p
 			return batch, nil
 		default:
 		}
@@ -124,11 +130,31 @@ func (p *PreSampler) Next(ctx context.Context) (*Batch, error) {
 
 // Update applies the priority update for a batch returned by Next (see
 // Buffer.Update), records its staleness, and lets the sampler draw one more
-// batch ahead. The batch must not be used afterwards.
+// batch ahead. The batch must not be used afterwards. After Close it still
+// applies the update of a batch Next returned.
+//
+// Each batch from Next is updated once: Update returns an error, changing
+// nothing and without blocking, for a batch already updated or one this
+// pre-sampler's Next did not return. Taking such a batch into the pool would
+// hand one batch to two users, or, once the sampler has stopped, wait
+// forever for room in the pool. If the buffer rejects the update (bad TD
+// errors, say), the batch stays the caller's and may be updated again.
 func (p *PreSampler) Update(batch *Batch, td []float32) error {
+	if batch == nil || batch.lent != p {
+		// A batch of the pool that is not lent is the sampler's again, and
+		// it may be sampling into it now: read nothing else of it.
+		if slices.Contains(p.pool, batch) {
+			return errors.New("replay: the batch was updated already and belongs to the pre-sampler again: update each batch from Next once")
+		}
+		if err := p.buf.checkBatch(batch); err != nil {
+			return err
+		}
+		return errors.New("replay: the batch is not one this pre-sampler's Next returned: update batches from Next, or update this one with Buffer.Update")
+	}
 	if err := p.buf.Update(batch, td); err != nil {
 		return err
 	}
+	batch.lent = nil
 	s := int64(batch.Staleness)
 	p.batches.Add(1)
 	p.staleSum.Add(s)

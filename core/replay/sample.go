@@ -44,6 +44,16 @@ type Batch struct {
 	Skipped int
 
 	gen []uint32 // the generation of each sampled slot
+	// from is the buffer Sample drew the rows from: the slots in Idx and
+	// the generations in gen index its storage and no other buffer's.
+	from *Buffer
+	// view marks a batch made by View. It shares another batch's rows but
+	// not its bookkeeping, so Update refuses it, and Sample must give it
+	// rows of its own rather than write into the memory it shares.
+	view bool
+	// lent is the pre-sampler whose Next handed this batch out and has not
+	// had it back through Update.
+	lent *PreSampler
 	// The tree total and the smallest stored priority raised to alpha when
 	// the batch was sampled, for the banked buffer's weight correction.
 	total, pminLeaf float64
@@ -59,8 +69,9 @@ func (b *Batch) Len() int { return len(b.Idx) }
 // View makes dst a view of rows [lo, hi) of b: its slices share b's memory,
 // each row as wide as in b. It is for reading, as data-parallel learners
 // read their share of a batch; priority updates go through the whole batch,
-// which alone carries the bookkeeping Update needs. It panics if the rows
-// are out of range.
+// which alone carries the bookkeeping Update needs: Update returns an error
+// for a view. Sampling into dst later gives it memory of its own, leaving
+// b's rows alone. It panics if the rows are out of range.
 func (b *Batch) View(dst *Batch, lo, hi int) {
 	n := len(b.Idx)
 	if lo < 0 || hi < lo || hi > n {
@@ -82,10 +93,21 @@ func (b *Batch) View(dst *Batch, lo, hi int) {
 	if b.Priorities != nil {
 		dst.Priorities = b.Priorities[lo:hi]
 	}
+	// A view carries no sampling record of its own: whatever dst held
+	// before must not let Update take it for a sampled batch.
+	dst.view, dst.gen, dst.from = true, nil, nil
 }
 
-// resize makes every slice hold n rows, reusing capacity.
+// resize makes every slice hold n rows, reusing capacity, except the
+// memory a view shares with the batch it views.
 func (b *Batch) resize(n, obsDim, actDim int) {
+	if b.view {
+		// Growing in place would write the new rows over the viewed
+		// batch's, which its owner is still reading.
+		b.Idx, b.Obs, b.Actions, b.Rewards, b.NextObs = nil, nil, nil, nil, nil
+		b.Terminated, b.Truncated, b.Weights, b.Priorities = nil, nil, nil, nil
+		b.view = false
+	}
 	b.Idx = grow(b.Idx, n)
 	b.Obs = grow(b.Obs, n*obsDim)
 	b.Actions = grow(b.Actions, n*actDim)
@@ -124,6 +146,7 @@ func (b *Buffer) Sample(dst *Batch, n int, rng *rand.Rand) error {
 	}
 	dst.resize(n, b.cfg.ObsDim, b.cfg.ActDim)
 	dst.SampledAt = b.updates.Load()
+	dst.from = b
 
 	b.rlock()
 	total := b.tree.Total()

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -13,10 +14,19 @@ import (
 // was sampled, or is being written now, keeps its new priority: its update is
 // dropped and counted in batch.Skipped. Update records batch.Staleness.
 //
-// It returns an error, changing nothing, if len(td) differs from the batch
-// or a TD error is NaN or infinite. Update does not allocate once the batch
-// has been updated at its size.
+// It returns an error, changing nothing, if the batch was not sampled from
+// this buffer as it stands (a view made by Batch.View, a batch put together
+// by hand, one sampled from another buffer, or one whose Idx was changed
+// since), if len(td) differs from the batch, or if a TD error is NaN or
+// infinite. Update does not allocate once the batch has been updated at its
+// size.
 func (b *Buffer) Update(batch *Batch, td []float32) error {
+	// Everything the locked section indexes is checked here, before the
+	// lock: a panic while holding it would leave every later Sample, Stats
+	// and Update of the buffer blocked for good.
+	if err := b.checkBatch(batch); err != nil {
+		return err
+	}
 	n := batch.Len()
 	if len(td) != n {
 		return fmt.Errorf("replay: %d TD errors for a batch of %d: the lengths must match", len(td), n)
@@ -50,6 +60,33 @@ func (b *Buffer) Update(batch *Batch, td []float32) error {
 
 	batch.Skipped = n - m
 	b.skipped.Add(uint64(n - m))
+	return nil
+}
+
+// checkBatch reports why batch cannot be the subject of an update of b, or
+// nil if it can: it was filled by b.Sample and its indices and generation
+// tags still pair up. A batch that passes indexes b's slots and its own tags
+// only within range.
+func (b *Buffer) checkBatch(batch *Batch) error {
+	switch {
+	case batch == nil:
+		return errors.New("replay: Update needs a batch")
+	case batch.view:
+		return errors.New("replay: the batch is a view made by Batch.View, which carries no sampling record: update with the whole batch it views")
+	case batch.from == nil:
+		return errors.New("replay: the batch was not filled by Sample: it has no generation tags to tell whether its slots were rewritten; update a batch sampled from this buffer")
+	case batch.from != b:
+		return fmt.Errorf("replay: the batch was sampled from another buffer (capacity %d, this one %d): update the buffer it was sampled from",
+			batch.from.cfg.Capacity, b.cfg.Capacity)
+	case len(batch.gen) != len(batch.Idx):
+		return fmt.Errorf("replay: the batch has %d indices but %d generation tags: its Idx was changed after Sample", len(batch.Idx), len(batch.gen))
+	}
+	for k, s := range batch.Idx {
+		if s < 0 || s >= b.cfg.Capacity {
+			return fmt.Errorf("replay: batch element %d: index %d is out of range for capacity %d: indices must be 0..%d (was Idx changed after Sample?)",
+				k, s, b.cfg.Capacity, b.cfg.Capacity-1)
+		}
+	}
 	return nil
 }
 

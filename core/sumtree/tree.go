@@ -188,23 +188,37 @@ func (t *Tree) leafPos(i int) int {
 }
 
 // LevelLen returns the number of nodes in level d, where level 0 is the root
-// and level Height()-1 holds the leaves.
+// and level Height()-1 holds the leaves. It panics if d is outside
+// [0, Height()), like a slice index.
+//
+// Like Get and Ancestors, and unlike the methods that take priorities and
+// indices from outside (Set, SetBatch, WriteLeaves), it panics rather than
+// return an error: d comes from the tree's own shape, which the caller
+// holds, never from data, so a bad d is a bug in the caller.
 func (t *Tree) LevelLen(d int) int {
-	if d < 0 || d >= len(t.levels) {
-		panic(fmt.Sprintf("sumtree: level %d out of range [0, %d)", d, len(t.levels)))
-	}
+	t.checkLevel("LevelLen", d)
 	return t.levels[d].count
 }
 
 // Level appends the values of the nodes of level d, left to right, to dst
 // and returns the extended slice. Level 0 is the root; level Height()-1 holds
-// the leaves. The explorer draws the top levels from it.
+// the leaves. The explorer draws the top levels from it. It panics if d is
+// outside [0, Height()), like a slice index, leaving dst as it was (see
+// LevelLen for why it panics).
 func (t *Tree) Level(dst []float64, d int) []float64 {
-	n := t.LevelLen(d)
+	t.checkLevel("Level", d)
+	n := t.levels[d].count
 	for j := range n {
 		dst = append(dst, t.slots[t.nodePos(d, j)])
 	}
 	return dst
+}
+
+// checkLevel panics, naming the method called, if d is not a level of t.
+func (t *Tree) checkLevel(method string, d int) {
+	if uint(d) >= uint(len(t.levels)) {
+		panic(fmt.Sprintf("sumtree: %s level %d out of range [0, %d)", method, d, len(t.levels)))
+	}
 }
 
 // Ancestors appends to dst the index, within its level, of every node on the

@@ -429,3 +429,33 @@ func TestAncestors(t *testing.T) {
 		}
 	}
 }
+
+// TestLevelOutOfRangePanics checks that LevelLen and Level panic on a level
+// outside [0, Height()), as documented, with a message naming the method and
+// the range, like Get and Ancestors.
+func TestLevelOutOfRangePanics(t *testing.T) {
+	tr := mustNew(t, 100, 4) // 5 levels
+	calls := []struct {
+		method string
+		call   func(d int)
+	}{
+		{"LevelLen", func(d int) { tr.LevelLen(d) }},
+		{"Level", func(d int) { tr.Level(nil, d) }},
+	}
+	for _, c := range calls {
+		for _, d := range []int{-1, 5, math.MaxInt} {
+			want := fmt.Sprintf("sumtree: %s level %d out of range [0, 5)", c.method, d)
+			func() {
+				defer func() {
+					if got := recover(); got != want {
+						t.Errorf("%s(%d) panicked with %v, want %q", c.method, d, got, want)
+					}
+				}()
+				c.call(d)
+			}()
+		}
+	}
+	if got := tr.Level(nil, 4); len(got) != 100 {
+		t.Errorf("Level(4) of a tree of 100 leaves has %d values", len(got))
+	}
+}
