@@ -185,3 +185,32 @@ func TestCSVRowsBeforeTheFirstLoss(t *testing.T) {
 		t.Errorf("loss_td_loss cells: before the first loss %q, after %q", rows[1][len(columns)], rows[4][len(columns)])
 	}
 }
+
+// run.json is written first: when a later file cannot be written (here a
+// directory stands where metrics.csv goes; a full disk does the same),
+// the summary is still there, listing only the files that exist.
+func TestWriteKeepsTheSummaryWhenAFileFails(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "metrics.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	snaps := snapshots(3, engine.Finished)
+	var rec Recorder
+	for _, s := range snaps {
+		rec.Add(s)
+	}
+	if _, err := Write(dir, snaps[2], &rec); err == nil {
+		t.Fatal("Write succeeded with a directory in the place of metrics.csv")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		t.Fatalf("no run.json: %v", err)
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Files) != 1 || run.Files[0] != "run.json" || run.Final.GradSteps != 300 {
+		t.Errorf("run.json files %v, final %+v", run.Files, run.Final)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/internal/machine"
@@ -211,9 +212,19 @@ func WriteFile(dir, name string, data []byte) error {
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
+// FileNames are the files Write writes into a run's directory, in the
+// order their names appear in run.json.
+func FileNames() []string {
+	return []string{"metrics.csv", "throughput.png", "throughput.svg", "return.png", "return.svg", "occupancy.png", "occupancy.svg", "run.json"}
+}
+
 // Write writes run.json, metrics.csv and the plots for a run into dir,
 // creating dir if needed, each file atomically. final is the last snapshot;
 // rec holds one row per snapshot. It returns the names of the files written.
+//
+// run.json, the summary, is written first, so that a disk that fills up
+// still keeps it; should a later file fail, run.json is rewritten to list
+// only the files that exist.
 func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) {
 	if final == nil {
 		return nil, fmt.Errorf("report: no snapshot to write")
@@ -221,33 +232,49 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: cannot create output directory %s: %w", dir, err)
 	}
-	var files []string
-	var csvBuf bytes.Buffer
-	if err := rec.WriteCSV(&csvBuf); err != nil {
+	run := NewRun(final)
+	writeRun := func(files []string) error {
+		run.Files = files
+		data, err := json.MarshalIndent(run, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := WriteFile(dir, "run.json", append(data, '\n')); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	}
+	if err := writeRun(FileNames()); err != nil {
 		return nil, err
 	}
+	var files []string
+	fail := func(err error) ([]string, error) {
+		files = append(files, "run.json")
+		_ = writeRun(files) // best effort: the disk may be full
+		return files, err
+	}
+	var csvBuf bytes.Buffer
+	if err := rec.WriteCSV(&csvBuf); err != nil {
+		return fail(err)
+	}
 	if err := WriteFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return fail(fmt.Errorf("report: %w", err))
 	}
 	files = append(files, "metrics.csv")
 	plots, err := renderPlots(final, rec)
 	if err != nil {
-		return files, fmt.Errorf("report: plots: %w", err)
+		return fail(fmt.Errorf("report: plots: %w", err))
 	}
 	for _, p := range plots {
 		if err := WriteFile(dir, p.name, p.data); err != nil {
-			return files, fmt.Errorf("report: %w", err)
+			return fail(fmt.Errorf("report: %w", err))
 		}
 		files = append(files, p.name)
 	}
-	run := NewRun(final)
-	run.Files = append(files, "run.json")
-	data, err := json.MarshalIndent(run, "", "  ")
-	if err != nil {
-		return files, err
+	files = append(files, "run.json")
+	if !slices.Equal(files, FileNames()) {
+		// The plots changed without FileNames: say what was written.
+		return files, writeRun(files)
 	}
-	if err := WriteFile(dir, "run.json", append(data, '\n')); err != nil {
-		return files, fmt.Errorf("report: %w", err)
-	}
-	return run.Files, nil
+	return files, nil
 }

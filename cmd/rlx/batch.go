@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -35,6 +36,9 @@ type batchOptions struct {
 // run, writes what it measured and returns an error saying so.
 func runBatch(ctx context.Context, cfg engine.Config, opt batchOptions, stdout, stderr io.Writer) error {
 	if err := checkWritable(opt.out); err != nil {
+		return usageError{err}
+	}
+	if err := checkRunDir(opt.out, stderr); err != nil {
 		return usageError{err}
 	}
 	res, err := executeRun(ctx, cfg, opt.out, opt, stderr)
@@ -129,8 +133,27 @@ loop:
 	return res, nil
 }
 
+// checkRunDir checks, before a run, that nothing stands where its files
+// go (a directory called run.json would fail the run only at its end),
+// and says when dir holds the summary of an earlier walkthrough or
+// experiment, which this run's files do not replace.
+func checkRunDir(dir string, stderr io.Writer) error {
+	for _, name := range report.FileNames() {
+		if info, err := os.Lstat(filepath.Join(dir, name)); err == nil && !info.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file: a run writes its %s there; move it or choose another --out", filepath.Join(dir, name), name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "steps.json")); err == nil {
+		fmt.Fprintf(stderr, "rlx: %s holds steps.json of an earlier walkthrough or experiment: it stays beside this run's files\n", dir)
+	}
+	return nil
+}
+
 // checkWritable makes sure dir exists (creating it) and can take files.
 func checkWritable(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("the output directory is empty: give one with --out")
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output directory %s cannot be created: %v", dir, err)
 	}

@@ -212,6 +212,8 @@ func TestSecondSignal(t *testing.T) {
 func TestBatchErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o644)
+	runJSONDir := t.TempDir()
+	os.Mkdir(filepath.Join(runJSONDir, "run.json"), 0o755)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("env: CartPole-v1\nfanout: 1\n"), 0o644)
 	tests := []struct {
@@ -223,6 +225,8 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--out", filepath.Join(file, "sub")}, "cannot be created"},
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--config", bad}, "give one"},
 		{[]string{"--batch", "--steps", "-5"}, "--steps -5 is not allowed"},
+		{[]string{"--batch", "--steps", "100", "--out", ""}, "the output directory is empty: give one with --out"},
+		{[]string{"--batch", "--steps", "100", "--out", runJSONDir}, "run.json is not a regular file: a run writes its run.json there"},
 		// A run above the memory limit is refused before it starts.
 		{[]string{"--batch", "--memory-limit", "64MiB", "--set", "capacity=2097152"}, "more than the memory limit of 64.0 MiB (--memory-limit): replay buffer 188.7 MiB (capacity)"},
 		{[]string{"--batch", "--memory-limit", "lots"}, `--memory-limit "lots" is not allowed: give a size of at least 64MiB`},
