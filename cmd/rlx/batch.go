@@ -25,7 +25,7 @@ const defaultBatchDuration = time.Minute
 type batchOptions struct {
 	out      string
 	asJSON   bool
-	progress time.Duration // between progress lines when stderr is not a terminal
+	progress time.Duration // between progress lines when stderr is not a terminal; 0 for none
 	quick    bool          // experiments: shorten the reports' own host measurements
 	label    string        // before each progress line, e.g. "step 2/5 · "
 }
@@ -114,7 +114,7 @@ loop:
 		case <-tick.C:
 			s := r.Latest()
 			rec.Add(s)
-			if p.live || time.Since(lastLine) >= opt.progress {
+			if p.live || (opt.progress > 0 && time.Since(lastLine) >= opt.progress) {
 				p.line(opt.label + progressLine(s))
 				lastLine = time.Now()
 			}

@@ -225,6 +225,7 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--out", filepath.Join(file, "sub")}, "cannot be created"},
 		{[]string{"--batch", "--preset", "cartpole-ppo", "--config", bad}, "give one"},
 		{[]string{"--batch", "--steps", "-5"}, "--steps -5 is not allowed"},
+		{[]string{"--batch", "--progress", "-1s"}, "--progress -1s is not allowed: it must be >= 0"},
 		{[]string{"--batch", "--steps", "100", "--out", ""}, "the output directory is empty: give one with --out"},
 		{[]string{"--batch", "--steps", "100", "--out", runJSONDir}, "run.json is not a regular file: a run writes its run.json there"},
 		// A run above the memory limit is refused before it starts.
@@ -358,5 +359,35 @@ func TestBatchSet(t *testing.T) {
 	c := readRun(t, dir).Config
 	if c.Env != "Pendulum-v1" || c.Algo != engine.TD3 || c.Batch != 64 || c.Mapping.String() != "C-C-C" || c.Devices != "table-iv" {
 		t.Errorf("run.json config: env %s, algo %s, batch %d, mapping %s, devices %q", c.Env, c.Algo, c.Batch, c.Mapping, c.Devices)
+	}
+}
+
+// --progress 0 turns the progress lines off where stderr is not a
+// terminal (it printed one at every tick).
+func TestBatchProgressOff(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--batch", "--preset", "cartpole-ppo", "--steps", "150000", "--progress", "0", "--out", t.TempDir()}, &stdout, &stderr)
+	if code != exitOK || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want exit 0 and nothing on stderr", code, stderr.String())
+	}
+}
+
+// help and completion refuse a name they do not know, as every other
+// command does (cobra's own printed help and exited 0).
+func TestUnknownHelpTopics(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"help", "nope"}, exitUsage},
+		{[]string{"help", "bench", "nope"}, exitUsage},
+		{[]string{"completion", "nope"}, exitUsage},
+		{[]string{"help", "bench", "sumtree"}, exitOK},
+		{[]string{"completion", "bash"}, exitOK},
+	} {
+		var stdout, stderr bytes.Buffer
+		if got := run(context.Background(), c.args, &stdout, &stderr); got != c.want {
+			t.Errorf("rlx %v: exit %d, want %d; stderr %q", c.args, got, c.want, stderr.String())
+		}
 	}
 }

@@ -147,6 +147,9 @@ README.md.`,
 			if f.Changed("duration") && duration < 0 {
 				return usagef("--duration %v is not allowed: it must be >= 0", duration)
 			}
+			if progressEvery < 0 {
+				return usagef("--progress %v is not allowed: it must be >= 0 (0 for no progress lines)", progressEvery)
+			}
 			if err := setMemoryLimit(memLimit); err != nil {
 				return usageError{err}
 			}
@@ -211,11 +214,37 @@ README.md.`,
 	f.StringArrayVar(&sets, "set", nil, "set a field of the run, `FIELD=VALUE` with FIELD its YAML name, e.g. batch=256, mapping=C-C-C, env=Pendulum-v1 (repeatable; overrides the preset)")
 	f.StringVar(&devices, "devices", "", "the device platform the run is charged to: an embedded `name` (rlx presets lists them), one of yours in rlx/devices (host: rlx calibrate) or a YAML file (overrides the preset)")
 	f.BoolVar(&asJSON, "json", false, "--batch: print the run summary as JSON (schema "+report.Schema+"; a walkthrough or experiment: "+StepsSchema+")")
-	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal")
+	f.DurationVar(&progressEvery, "progress", 5*time.Second, "--batch: interval of progress lines when stderr is not a terminal (0 for none)")
 	f.StringVar(&memLimit, "memory-limit", "", "the memory a run may use, e.g. 8GiB (default: half of the machine's); a run estimated above it is refused before it starts")
 	f.BoolVar(&quick, "quick", false, "--batch experiments: cut the reports' own host measurements to seconds (for tests, not figures)")
 	root.AddCommand(newBenchCmd(), newCalibrateCmd(), newCompareCmd(), newDSECmd(), newHWCmd(), newPresetsCmd(&presetDirs))
+	strictHelpAndCompletion(root)
 	return root
+}
+
+// strictHelpAndCompletion makes "rlx help NAME" and "rlx completion NAME"
+// with a NAME they do not know a usage error, as every other command
+// treats an unknown argument; cobra's own print help and exit 0.
+func strictHelpAndCompletion(root *cobra.Command) {
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help gives the help of any command: rlx help dse, rlx help bench sumtree.",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 || (len(args) > 0 && cmd == root) {
+				return usagef("help %q: no such command; rlx help lists them", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	})
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = usageArgs(cobra.NoArgs)
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
 }
 
 // setMemoryLimit applies --memory-limit: the limit runs are checked
