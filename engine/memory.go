@@ -142,6 +142,8 @@ func CheckMemory(cfg Config) error {
 			big = append(big, fmt.Sprintf("%s %s (%s)", p.Name, units.Bytes(p.Bytes), p.Fields))
 		}
 	}
-	return fmt.Errorf("this run needs about %s, more than the memory limit of %s (%s): %s; lower the settings named",
-		units.Bytes(total), units.Bytes(limit), source, strings.Join(big, ", "))
+	// The parts first: a status line that cuts the message still shows
+	// what to lower.
+	return fmt.Errorf("this run needs about %s: %s; that is more than the memory limit of %s (%s): lower the settings named",
+		units.Bytes(total), strings.Join(big, ", "), units.Bytes(limit), source)
 }

@@ -107,7 +107,7 @@ func TestStartRefusesWhatDoesNotFit(t *testing.T) {
 	SetMemoryLimit(64 << 20)
 	defer SetMemoryLimit(0)
 	_, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: DQN, Capacity: 1 << 21, Batch: 64})
-	if err == nil || !strings.Contains(err.Error(), "more than the memory limit of 64.0 MiB (--memory-limit)") || !strings.Contains(err.Error(), "replay buffer 188.7 MiB (capacity)") {
+	if err == nil || !strings.Contains(err.Error(), "this run needs about 189.2 MiB: replay buffer 188.7 MiB (capacity); that is more than the memory limit of 64.0 MiB (--memory-limit)") {
 		t.Fatalf("Start: %v", err)
 	}
 	if r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: DQN, Steps: 100}); err != nil {

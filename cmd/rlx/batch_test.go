@@ -229,7 +229,7 @@ func TestBatchErrors(t *testing.T) {
 		{[]string{"--batch", "--steps", "100", "--out", ""}, "the output directory is empty: give one with --out"},
 		{[]string{"--batch", "--steps", "100", "--out", runJSONDir}, "run.json is not a regular file: a run writes its run.json there"},
 		// A run above the memory limit is refused before it starts.
-		{[]string{"--batch", "--memory-limit", "64MiB", "--set", "capacity=2097152"}, "more than the memory limit of 64.0 MiB (--memory-limit): replay buffer 188.7 MiB (capacity)"},
+		{[]string{"--batch", "--memory-limit", "64MiB", "--set", "capacity=2097152"}, "replay buffer 188.7 MiB (capacity); that is more than the memory limit of 64.0 MiB (--memory-limit)"},
 		{[]string{"--batch", "--memory-limit", "lots"}, `--memory-limit "lots" is not allowed: give a size of at least 64MiB`},
 		// --set gives a bad value the message a file gives it.
 		{[]string{"--batch", "--set", "fanout=1"}, "--set fanout=1: fanout 1 is not allowed: sum-tree fanout K must be 2..1024"},
