@@ -65,13 +65,7 @@ func TestMinibatchGradient(t *testing.T) {
 		}
 		// A fresh rollout, then one minibatch step on it.
 		var st IterStats
-		now, err := tr.collect(context.Background(), &st, time.Now())
-		if err == nil {
-			_, err = tr.advantages(&st, now)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		freshRollout(t, tr, &st)
 		idx := tr.perm[:tr.mb]
 		if _, _, err := tr.minibatch(context.Background(), &st, idx, time.Now()); err != nil {
 			t.Fatal(err)
@@ -137,13 +131,7 @@ func TestMinibatchChunks(t *testing.T) {
 		t.Fatalf("chunk %d for a minibatch of %d samples", tr.chunk, tr.mb)
 	}
 	var st IterStats
-	now, err := tr.collect(context.Background(), &st, time.Now())
-	if err == nil {
-		_, err = tr.advantages(&st, now)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	freshRollout(t, tr, &st)
 	before := append([]float32(nil), tr.actor.Params()...)
 	// update checks the context before each minibatch, minibatch between
 	// its chunks: a context cancelled now stops it after the first.
@@ -207,5 +195,18 @@ func TestBytes(t *testing.T) {
 		if r := float64(est) / float64(got); r < 0.9 || r > 1.25 {
 			t.Errorf("%s %dx%d/%d: estimate %.1f MB, New allocated %.1f MB (ratio %.2f)", c.id, c.envs, c.steps, c.minibatches, float64(est)/1e6, float64(got)/1e6, r)
 		}
+	}
+}
+
+// freshRollout collects a rollout and its advantages, as an iteration
+// does before its updates.
+func freshRollout(t *testing.T, tr *Trainer, st *IterStats) {
+	t.Helper()
+	now, err := tr.collect(context.Background(), st, time.Now())
+	if err == nil {
+		_, err = tr.advantages(st, now)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
