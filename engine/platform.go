@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
 	"github.com/rlxdev/rlx/sim"
 )
@@ -93,7 +94,14 @@ func userDeviceNames(dir string) []string {
 // So an embedded preset shadows a platform of yours of the same name: the
 // presets that reproduce the papers mean the same everywhere. When nothing
 // matches, the FieldError lists the embedded presets and your platforms,
-// and for HostDevices says how to measure it.
+// and for HostDevices says how to measure it; a file that exists and
+// cannot be read is a FieldError saying why.
+//
+// Files are read with yamldoc.ReadFile: a regular file of at most
+// yamldoc.MaxFileSize bytes, so a FIFO, /dev/zero or a huge file is
+// refused before it is read. A byte order mark at the start of a file is
+// dropped, as the decoder drops it, so that positions in data agree with
+// the decoder's.
 func PlatformFile(path string) (name string, data []byte, err error) {
 	if path == "" {
 		path = DefaultDevices
@@ -104,9 +112,9 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 	dir := UserDevicesDir()
 	if dir != "" && isPlatformName(path) {
 		file := userPlatformFile(dir, path)
-		data, err := os.ReadFile(file)
+		data, err := yamldoc.ReadFile(file)
 		if err == nil {
-			return file, data, nil
+			return file, yamldoc.TrimBOM(data), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), fmt.Sprintf("your platform %s cannot be read (%v)", file, err)}
@@ -114,11 +122,14 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 	}
 	// A bare name may still be a file in the working directory, as it
 	// was before user platforms.
-	data, err = os.ReadFile(path)
-	if err == nil {
-		return path, data, nil
-	}
-	if path == HostDevices {
+	data, err = yamldoc.ReadFile(path)
+	switch {
+	case err == nil:
+		return path, yamldoc.TrimBOM(data), nil
+	case !errors.Is(err, fs.ErrNotExist):
+		// The file is there: why it cannot be read is the whole story.
+		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), "the file cannot be read: " + err.Error()}
+	case path == HostDevices:
 		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), hostHint()}
 	}
 	return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), platformChoices(dir, err)}

@@ -3,10 +3,15 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
 
 	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
@@ -60,7 +65,8 @@ type Step struct {
 var PaneNames = []string{"tree", "pipeline", "charts", "mapping", "config"}
 
 // StepConfig returns the configuration of step i: Run changed by the Set
-// of steps 0..i in turn. i = -1 gives Run.
+// of steps 0..i in turn. i = -1 gives Run. It costs O(i): StepConfigs
+// gives every step's in one pass.
 func (p Preset) StepConfig(i int) Config {
 	c := p.Run
 	for k := 0; k <= i && k < len(p.Steps); k++ {
@@ -69,22 +75,51 @@ func (p Preset) StepConfig(i int) Config {
 	return c
 }
 
+// StepConfigs returns the configuration of Run and of every step, in
+// order: StepConfigs()[i+1] is StepConfig(i). Each step is applied once
+// to the configuration of the step before, so a walkthrough of N steps
+// costs O(N), where calling StepConfig for each step costs O(N^2): a
+// preset of 20,000 steps took a minute to load that way.
+func (p Preset) StepConfigs() []Config {
+	out := make([]Config, 0, len(p.Steps)+1)
+	c := p.Run
+	out = append(out, c)
+	for _, st := range p.Steps {
+		c = c.With(st.Set)
+		out = append(out, c)
+	}
+	return out
+}
+
 // DefaultPreset is the preset the explorer opens with.
 const DefaultPreset = "cartpole-dqn-per"
 
 // ParsePreset decodes and validates a preset. file labels errors, which
 // are one line each: "file:line:col: what is wrong and what is accepted".
+// It reads no file: the device platforms the run and its steps name are
+// checked where presets are loaded from a directory (LoadPresets), and before
+// a preset runs.
+//
+// Every text a terminal shows (the name, the summary, the description,
+// each step's title, section, text and expectation) must be printable: a
+// control character such as ESC would reach the terminal as part of an
+// escape sequence, which can retitle the window, clear the screen or
+// forge lines. The one-line texts take no newline either.
 func ParsePreset(file string, data []byte) (Preset, error) {
+	data = yamldoc.TrimBOM(data)
 	var p Preset
 	if err := yamldoc.Decode(data, &p); err != nil {
 		return p, fmt.Errorf("%s:%s", file, yamlMessage(err))
 	}
 	at := func(path string) string { return file + ":" + fieldPosition(data, path) }
-	if p.Name == "" || strings.ContainsAny(p.Name, " /\\") {
-		return p, fmt.Errorf("%s name %q is not allowed: give the preset a name without spaces or slashes", at("name"), p.Name)
+	if _, bad := yamldoc.Unprintable(p.Name, false); bad || p.Name == "" || strings.ContainsAny(p.Name, " /\\") {
+		return p, fmt.Errorf("%s name %q is not allowed: give the preset a name of printable characters without spaces or slashes", at("name"), p.Name)
 	}
 	if strings.TrimSpace(p.Summary) == "" {
 		return p, fmt.Errorf("%s: preset %s has no summary: give it a one-line summary", file, p.Name)
+	}
+	if err := printableTexts(p, at); err != nil {
+		return p, err
 	}
 	if p.Kind == "" {
 		p.Kind = KindRun
@@ -107,6 +142,9 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 	if err := p.Run.Validate(); err != nil {
 		return p, fieldErrorAt(file, data, "run.", err)
 	}
+	// Each step changes the configuration of the step before: apply it to
+	// that one (StepConfigs), not to Run again from the start.
+	c := p.Run
 	for i, st := range p.Steps {
 		prefix := fmt.Sprintf("steps[%d].", i)
 		switch {
@@ -120,11 +158,49 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 				return p, fmt.Errorf("%s pane %q is not known: use %s", at(fmt.Sprintf("%spanes[%d]", prefix, j)), pane, strings.Join(PaneNames, ", "))
 			}
 		}
-		if err := p.StepConfig(i).Validate(); err != nil {
+		c = c.With(st.Set)
+		if err := c.Validate(); err != nil {
 			return p, fieldErrorAt(file, data, prefix+"set.", fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
 		}
 	}
 	return p, nil
+}
+
+// printableTexts returns an error at the first text of p a terminal would
+// not show as written (ParsePreset), naming the character.
+func printableTexts(p Preset, at func(path string) string) error {
+	type text struct {
+		path, what, value string
+		multiLine         bool
+	}
+	texts := []text{
+		{"summary", "the summary", p.Summary, false},
+		{"description", "the description", p.Description, true},
+		{"run.name", "the run's name", p.Run.Name, false},
+	}
+	for i, st := range p.Steps {
+		step := fmt.Sprintf("steps[%d].", i)
+		what := fmt.Sprintf("step %d's ", i+1)
+		texts = append(texts,
+			text{step + "title", what + "title", st.Title, false},
+			text{step + "section", what + "section", st.Section, false},
+			text{step + "text", what + "text", st.Text, true},
+			text{step + "expect", what + "expectation", st.Expect, true},
+			text{step + "set.name", what + "run name", st.Set.Name, false},
+		)
+	}
+	for _, t := range texts {
+		r, bad := yamldoc.Unprintable(t.value, t.multiLine)
+		if !bad {
+			continue
+		}
+		accepted := "one line of printable characters"
+		if t.multiLine {
+			accepted = "printable characters and newlines"
+		}
+		return fmt.Errorf("%s %s holds %s, which a terminal does not print as written: use %s", at(t.path), t.what, r, accepted)
+	}
+	return nil
 }
 
 // fieldErrorAt places err at the position of its field under prefix when
@@ -139,11 +215,87 @@ func fieldErrorAt(file string, data []byte, prefix string, err error) error {
 	return fmt.Errorf("%s: %w", file, err)
 }
 
-// Presets returns the embedded presets and those in dirs (*.yaml), sorted
-// by name. A user preset with the name of an embedded one replaces it. The
-// first invalid file is an error.
-func Presets(dirs ...string) ([]Preset, error) {
-	byName := map[string]Preset{}
+// PresetFileError is a file in a presets directory that is not a valid
+// preset: a YAML file of another kind (a device platform saved beside the
+// presets), one that does not parse, or a preset with a bad value.
+// LoadPresets skips it and reports it.
+type PresetFileError struct {
+	File string // the file's path
+	// Name is the preset name the file gives, if one can be read from
+	// it, so that asking for that preset gets the file's error.
+	Name string
+	Err  error // why; its message starts with the file, and the line and column where known
+}
+
+// Error is the message of Err with its control characters escaped: it
+// quotes the file, which a warning prints to a terminal.
+func (e *PresetFileError) Error() string { return yamldoc.Printable(e.Err.Error(), false) }
+func (e *PresetFileError) Unwrap() error { return e.Err }
+
+// PresetSet is what LoadPresets found: the valid presets and the files it
+// skipped.
+type PresetSet struct {
+	Presets []Preset           // sorted by name
+	Skipped []*PresetFileError // in the order the files were read
+	// broken holds, by preset name, the skipped file that was the last
+	// source of that name: Find reports its error rather than run an
+	// older preset of the name the user meant to replace.
+	broken map[string]*PresetFileError
+}
+
+// LoadPresets returns the embedded presets and the presets in dirs (their
+// *.yaml files), in this order: a preset replaces one of the same name
+// before it. A file that is not a valid preset is skipped and listed in
+// Skipped: one bad file in a presets directory must not hide the embedded
+// presets or the other files. A dir that is not a directory that can be
+// listed is an error, since it was asked for by name.
+//
+// Every file is read with yamldoc.ReadFile (a regular file of at most
+// yamldoc.MaxFileSize bytes), and a preset's device platforms are loaded
+// (CheckPresetPlatforms), so that a preset listed is one that can run.
+func LoadPresets(dirs ...string) (PresetSet, error) {
+	set := PresetSet{broken: map[string]*PresetFileError{}}
+	builtIn, err := embeddedPresets()
+	if err != nil {
+		return PresetSet{}, err
+	}
+	byName := make(map[string]Preset, len(builtIn))
+	for _, p := range builtIn {
+		byName[p.Name] = p.clone()
+	}
+	for _, dir := range dirs {
+		files, err := presetFiles(dir)
+		if err != nil {
+			return PresetSet{}, err
+		}
+		for _, f := range files {
+			p, name, err := loadPresetFile(f)
+			if err != nil {
+				pe := &PresetFileError{File: f, Name: name, Err: err}
+				set.Skipped = append(set.Skipped, pe)
+				if name != "" {
+					set.broken[name] = pe
+				}
+				continue
+			}
+			delete(set.broken, p.Name)
+			byName[p.Name] = p
+		}
+	}
+	set.Presets = make([]Preset, 0, len(byName))
+	for _, p := range byName {
+		set.Presets = append(set.Presets, p)
+	}
+	slices.SortFunc(set.Presets, func(a, b Preset) int { return strings.Compare(a.Name, b.Name) })
+	return set, nil
+}
+
+// embeddedPresets parses the embedded presets, once: they cannot change
+// while rlx runs, and parsing them is most of what LoadPresets costs when
+// the directories are small (5 ms), which matters to what calls it many
+// times, such as a fuzz target. LoadPresets hands out clones.
+var embeddedPresets = sync.OnceValues(func() ([]Preset, error) {
+	var out []Preset
 	for _, name := range presets.RunNames() {
 		data, err := presets.Run(name)
 		if err != nil {
@@ -154,50 +306,228 @@ func Presets(dirs ...string) ([]Preset, error) {
 			return nil, err
 		}
 		p.Source = "embedded"
-		byName[p.Name] = p
-	}
-	for _, dir := range dirs {
-		files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("presets directory %s: %w", dir, err)
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			p, err := ParsePreset(f, data)
-			if err != nil {
-				return nil, err
-			}
-			p.Source = f
-			byName[p.Name] = p
-		}
-	}
-	out := make([]Preset, 0, len(byName))
-	for _, p := range byName {
 		out = append(out, p)
 	}
-	slices.SortFunc(out, func(a, b Preset) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
+})
+
+// clone returns p with its own steps, so that a caller changing them
+// changes no other copy.
+func (p Preset) clone() Preset {
+	p.Steps = slices.Clone(p.Steps)
+	for i := range p.Steps {
+		p.Steps[i].Panes = slices.Clone(p.Steps[i].Panes)
+	}
+	return p
 }
 
-// FindPreset returns the preset called name, from the embedded ones and
-// dirs, or an error listing the known names.
-func FindPreset(name string, dirs ...string) (Preset, error) {
-	all, err := Presets(dirs...)
-	if err != nil {
-		return Preset{}, err
+// presetFiles returns the *.yaml files of the presets directory dir,
+// sorted by name: a directory listing rather than a glob, which would
+// read a "[" or "*" in dir as a pattern.
+func presetFiles(dir string) ([]string, error) {
+	if dir == "" {
+		return nil, errors.New("a presets directory has an empty name: give a directory of preset YAML files")
 	}
-	names := make([]string, len(all))
-	for i, p := range all {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("presets directory %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("presets directory %s is not a directory: give a directory of preset YAML files", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("presets directory %s: %w", dir, err)
+	}
+	var files []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".yaml") {
+			files = append(files, filepath.Join(dir, e.Name()))
+		}
+	}
+	return files, nil
+}
+
+// loadPresetFile reads, parses and checks the preset file f. When it is
+// not valid, name is the preset name the file gives, if any.
+func loadPresetFile(f string) (p Preset, name string, err error) {
+	data, err := yamldoc.ReadFile(f)
+	if err != nil {
+		return Preset{}, "", err
+	}
+	data = yamldoc.TrimBOM(data)
+	if p, err = ParsePreset(f, data); err == nil {
+		err = CheckPresetPlatforms(f, data, p)
+	}
+	if err != nil {
+		return Preset{}, declaredName(data), err
+	}
+	p.Source = f
+	return p, p.Name, nil
+}
+
+// declaredName returns the top-level "name" of a YAML document that may
+// not be a valid preset, or "".
+func declaredName(data []byte) (name string) {
+	defer func() {
+		if recover() != nil {
+			name = "" // the parser failed on a malformed document: no name
+		}
+	}()
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil || len(file.Docs) == 0 {
+		return ""
+	}
+	m, ok := file.Docs[0].Body.(*ast.MappingNode)
+	if !ok {
+		return ""
+	}
+	for _, mv := range m.Values {
+		k, kok := mv.Key.(*ast.StringNode)
+		v, vok := mv.Value.(*ast.StringNode)
+		if kok && vok && k.Value == "name" {
+			return v.Value
+		}
+	}
+	return ""
+}
+
+// CheckPresetPlatforms loads the device platform of p's run and of every
+// step that changes it, once per name, and returns an error at the
+// devices field (in file, whose content is data) that names a platform
+// that does not load. Checked when the preset is loaded rather than when
+// its step starts, a missing devices file in step 2 no longer lets step 1
+// run its whole budget first.
+//
+// The host platform is not required: without one, the run calibrates
+// this machine before it starts. A host platform that exists and does not
+// load is an error like any other.
+func CheckPresetPlatforms(file string, data []byte, p Preset) error {
+	data = yamldoc.TrimBOM(data)
+	// A walkthrough may switch between a few platforms many times: load
+	// each once.
+	checked := map[string]bool{}
+	check := func(devices string) error {
+		if checked[devices] {
+			return nil
+		}
+		checked[devices] = true
+		return CheckPlatform(devices)
+	}
+	if err := check(p.Run.Devices); err != nil {
+		return positioned(file, data, "run.devices", err)
+	}
+	for i, st := range p.Steps {
+		if st.Set.Devices == "" {
+			continue
+		}
+		if err := check(st.Set.Devices); err != nil {
+			return positioned(file, data, fmt.Sprintf("steps[%d].set.devices", i), fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
+		}
+	}
+	return nil
+}
+
+// CheckPlatform returns why the device platform devices (a run's devices
+// field) does not load, as a *FieldError of the field devices, or nil. An
+// uncalibrated host platform is not an error: the run measures this
+// machine before it starts. The error is one printable line: a platform
+// file with several problems gives its first and how many more there
+// are, and control characters from the file or the path are escaped.
+func CheckPlatform(devices string) error {
+	if devices == HostDevices {
+		if path := HostPlatformPath(); path != "" {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+		}
+	}
+	_, err := LoadPlatform(devices)
+	if err == nil {
+		return nil
+	}
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return &FieldError{fe.Field, fe.Value, yamldoc.Printable(fe.Reason, false)}
+	}
+	first, rest, more := strings.Cut(err.Error(), "\n")
+	if more {
+		first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
+	}
+	return &FieldError{"devices", fmt.Sprintf("%q", devices), "the platform does not load: " + yamldoc.Printable(first, false)}
+}
+
+// positioned places err, about the field at path, at that field's line
+// and column in data when the field is there.
+func positioned(file string, data []byte, path string, err error) error {
+	if pos := fieldPosition(data, path); pos != "" {
+		return fmt.Errorf("%s:%s %w", file, pos, err)
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// Find returns the preset called name. When the last file that gave that
+// name was skipped, its error is the answer: the user meant that file,
+// not an older preset of the same name. An unknown name's error lists the
+// known names.
+func (s PresetSet) Find(name string) (Preset, error) {
+	if pe, ok := s.broken[name]; ok {
+		return Preset{}, pe
+	}
+	names := make([]string, len(s.Presets))
+	for i, p := range s.Presets {
 		if p.Name == name {
 			return p, nil
 		}
 		names[i] = p.Name
 	}
+	// A skipped file named after the preset, from which no name could be
+	// read, is most likely the one meant.
+	for _, pe := range s.Skipped {
+		if pe.Name == "" && strings.TrimSuffix(filepath.Base(pe.File), ".yaml") == name {
+			return Preset{}, pe
+		}
+	}
 	return Preset{}, fmt.Errorf("preset %q is not known: use one of %s", name, strings.Join(names, ", "))
 }
+
+// SkippedError returns the errors of the skipped files joined, one line
+// each, or nil when none was skipped.
+func (s PresetSet) SkippedError() error {
+	errs := make([]error, len(s.Skipped))
+	for i, pe := range s.Skipped {
+		errs[i] = pe
+	}
+	return errors.Join(errs...)
+}
+
+// Presets returns the presets of LoadPresets(dirs...), sorted by name.
+// When files were skipped it returns the presets and, beside them, an
+// error naming each skipped file (SkippedError): a caller that goes on
+// with the presets reports it as a warning. A directory that cannot be
+// read is an error without presets.
+func Presets(dirs ...string) ([]Preset, error) {
+	set, err := LoadPresets(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return set.Presets, set.SkippedError()
+}
+
+// FindPreset returns the preset called name, from the embedded ones and
+// dirs (LoadPresets, then PresetSet.Find). A file skipped for another
+// name does not matter to it.
+func FindPreset(name string, dirs ...string) (Preset, error) {
+	set, err := LoadPresets(dirs...)
+	if err != nil {
+		return Preset{}, err
+	}
+	return set.Find(name)
+}
+
+// Printable returns text from a user's file (a preset's texts, the file
+// it came from) with its control characters escaped, for printing to a
+// terminal; keepNewlines keeps the newlines of a multi-line text.
+// ParsePreset refuses control characters in a preset's texts already; a
+// file name may hold any.
+func Printable(s string, keepNewlines bool) string { return yamldoc.Printable(s, keepNewlines) }

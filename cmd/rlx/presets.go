@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -23,7 +24,9 @@ func newPresetsCmd(dirs *[]string) *cobra.Command {
 		Long: `presets lists the embedded presets, those in your presets directory
 (rlx/presets under the user configuration directory, e.g. ~/.config/rlx/presets)
 and those in --presets directories, one line each with its kind, and the
-embedded device platforms. A later source replaces a preset of the same name. Run a preset with
+embedded device platforms. A later source replaces a preset of the same name.
+A file there that is not a valid preset is skipped, with a warning on stderr
+naming the file, the line and the problem. Run a preset with
 rlx --preset NAME (explorer) or rlx --batch --preset NAME (headless).
 -v adds each preset's description. --print NAME writes the YAML of an embedded
 preset or device platform to stdout, to copy and edit:
@@ -33,7 +36,7 @@ preset or device platform to stdout, to copy and edit:
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			if print != "" {
+			if cmd.Flags().Changed("print") {
 				data, err := embeddedYAML(print)
 				if err != nil {
 					return usageError{err}
@@ -41,27 +44,43 @@ preset or device platform to stdout, to copy and edit:
 				_, err = out.Write(data)
 				return err
 			}
-			all, err := engine.Presets(presetSearchDirs(*dirs)...)
+			set, err := loadPresets(*dirs, cmd.ErrOrStderr())
 			if err != nil {
 				return usageError{err}
 			}
+			// ParsePreset refuses control characters in what is printed
+			// here; the source is a file name, which may hold any.
 			if verbose {
-				for _, p := range all {
-					fmt.Fprintf(out, "%s, %s (%s)\n  %s\n\n%s\n", p.Name, p.Kind, p.Source, p.Summary, indent(p.Description))
+				for _, p := range set.Presets {
+					fmt.Fprintf(out, "%s, %s (%s)\n  %s\n\n%s\n", printable(p.Name), printable(p.Kind), printable(p.Source),
+						printable(p.Summary), indent(engine.Printable(p.Description, true)))
 				}
 				return nil
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			for _, p := range all {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.Kind, p.Summary)
+			for _, p := range set.Presets {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(p.Name), printable(p.Kind), printable(p.Summary))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
+			// Only a platform with a CPU, a GPU and an FPGA joined by PCIe
+			// takes a run or rlx dse; the others serve an experiment.
+			var mappable, partial []string
+			for _, name := range presets.DeviceNames() {
+				if p, err := engine.LoadPlatform(name); err == nil && checkMappable(p) == nil {
+					mappable = append(mappable, name)
+				} else {
+					partial = append(partial, name)
+				}
+			}
 			fmt.Fprintf(out, "\ndevice platforms: %s (devices: NAME in a run, or --devices NAME for rlx dse)\n",
-				strings.Join(presets.DeviceNames(), ", "))
+				strings.Join(mappable, ", "))
+			if len(partial) > 0 {
+				fmt.Fprintf(out, "single-device platforms, for the experiments that size one device: %s\n", strings.Join(partial, ", "))
+			}
 			if yours := engine.UserDeviceNames(); len(yours) > 0 {
-				fmt.Fprintf(out, "your platforms: %s (in %s)\n", strings.Join(yours, ", "), engine.UserDevicesDir())
+				fmt.Fprintf(out, "your platforms: %s (in %s)\n", printable(strings.Join(yours, ", ")), printable(engine.UserDevicesDir()))
 			}
 			return nil
 		},
@@ -75,6 +94,10 @@ preset or device platform to stdout, to copy and edit:
 // embeddedYAML returns the file of an embedded run preset or device
 // platform.
 func embeddedYAML(name string) ([]byte, error) {
+	if name == "" {
+		return nil, fmt.Errorf("--print needs a name: an embedded preset (%s) or device platform (%s)",
+			strings.Join(presets.RunNames(), ", "), strings.Join(presets.DeviceNames(), ", "))
+	}
 	if data, err := presets.Run(name); err == nil {
 		return data, nil
 	}
@@ -109,3 +132,42 @@ func presetSearchDirs(flagDirs []string) []string {
 	}
 	return append(dirs, flagDirs...)
 }
+
+// loadPresets returns the presets of presetSearchDirs(flagDirs) and writes
+// a warning line on stderr for each file it skipped: a bad file in a
+// presets directory is reported without hiding the other presets.
+func loadPresets(flagDirs []string, stderr io.Writer) (engine.PresetSet, error) {
+	set, err := engine.LoadPresets(presetSearchDirs(flagDirs)...)
+	if err != nil {
+		return set, err
+	}
+	warnSkipped(stderr, set.Skipped, nil)
+	return set, nil
+}
+
+// findPreset returns the preset called name from presetSearchDirs(flagDirs)
+// and writes a warning line on stderr for each file skipped, except the
+// one whose error is the answer: that one is reported once, as the
+// command's error.
+func findPreset(name string, flagDirs []string, stderr io.Writer) (engine.Preset, error) {
+	set, err := engine.LoadPresets(presetSearchDirs(flagDirs)...)
+	if err != nil {
+		return engine.Preset{}, err
+	}
+	p, err := set.Find(name)
+	warnSkipped(stderr, set.Skipped, err)
+	return p, err
+}
+
+// warnSkipped writes a warning for each skipped file but the one that is
+// err.
+func warnSkipped(stderr io.Writer, skipped []*engine.PresetFileError, err error) {
+	for _, pe := range skipped {
+		if error(pe) != err {
+			fmt.Fprintf(stderr, "rlx: warning: presets file skipped: %v\n", pe)
+		}
+	}
+}
+
+// printable is engine.Printable for one line of text from a user's file.
+func printable(s string) string { return engine.Printable(s, false) }

@@ -75,8 +75,9 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	sum := stepsSummary{Schema: StepsSchema, Preset: p.Name, Kind: p.Kind}
 	var results []experiment.StepResult
 	var stop error
+	cfgs := p.StepConfigs() // cfgs[i+1] is step i's: one pass, not one per step
 	for i, st := range p.Steps {
-		cfg := override(p.StepConfig(i))
+		cfg := override(cfgs[i+1])
 		cfg.Name = p.Name
 		dir := fmt.Sprintf("%02d-%s", i+1, slug(st.Title))
 		if err := os.MkdirAll(filepath.Join(opt.out, dir), 0o755); err != nil {
@@ -142,6 +143,33 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 		return rep, fmt.Errorf("%v; %d of %d steps ran, see %s", stop, len(sum.Steps), len(p.Steps), filepath.Join(opt.out, "README.md"))
 	}
 	return rep, nil
+}
+
+// checkPlatforms loads the device platform of each configuration cfgs of
+// preset p runs (cfgs[0] its run, cfgs[i+1] its step i, with the command
+// line's changes), once per platform, and returns the first that does not
+// load. Checked before anything runs: a missing devices file in step 2
+// let step 1 run its whole budget before the walkthrough failed, without
+// its summary. A preset file's own platforms were checked with their
+// line and column when it was loaded; this catches the rest, such as a
+// host platform whose calibration was saved broken.
+func checkPlatforms(p engine.Preset, cfgs []engine.Config) error {
+	seen := map[string]bool{}
+	for i, c := range cfgs {
+		if seen[c.Devices] {
+			continue
+		}
+		seen[c.Devices] = true
+		err := engine.CheckPlatform(c.Devices)
+		switch {
+		case err == nil:
+		case i == 0 || i > len(p.Steps):
+			return err
+		default:
+			return fmt.Errorf("step %d (%s): %w", i, p.Steps[i-1].Title, err)
+		}
+	}
+	return nil
 }
 
 // knownReport reports whether package experiment builds report name.

@@ -1,26 +1,39 @@
-// Package yamldoc decodes the YAML documents rlx reads from its users:
-// device platforms, run configurations and presets. It wraps
-// github.com/goccy/go-yaml with the rules those files share: a field the
-// target does not have is an error, and a document the decoder cannot
-// handle is an error too, never a crash.
+// Package yamldoc reads and decodes the YAML documents rlx reads from its
+// users: device platforms, run configurations and presets. It wraps
+// github.com/goccy/go-yaml with the rules those files share:
+//
+//   - a file is read only if it is a regular file of at most MaxFileSize
+//     bytes (ReadFile), so a FIFO, a device or a huge file is refused
+//     before it can block rlx or fill its memory;
+//   - a file holds one document, and a field the target does not have is
+//     an error, reported for the first such field in the file;
+//   - a number must fit the field it is written for: no fraction for an
+//     integer, no value the field's type cannot hold, no quoted string;
+//   - a duration has a unit ("90s"), and a byte order mark at the start
+//     of a file is skipped;
+//   - a document the decoder cannot handle is an error, never a crash.
+//
+// Every error of Decode carries the line and column of what it is about
+// (yaml.FormatError prints them). Printable makes text from these files
+// safe to print to a terminal. The package imports nothing of rlx.
 package yamldoc
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
-	"math"
 	"reflect"
-	"strconv"
-	"strings"
 
 	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 )
 
-// Decode decodes the YAML document data into v, rejecting fields that v
-// does not have and fractions for integer fields (the decoder alone
-// truncates "threads: 1.5" to 1 without a word). The errors carry the
-// line and column of the offending value (yaml.FormatError prints them).
+// Decode decodes the YAML document data into v, a pointer, with the rules
+// of the package: one document, no field v does not have, numbers that
+// fit their fields, durations with a unit. A UTF-8 byte order mark at the
+// start, which some editors write, is skipped. An empty document leaves v
+// as it is.
 //
 // The decoder panics on some malformed documents, such as an unknown tag
 // on a value that should be a list ("steps: !x 0"; goccy/go-yaml issue
@@ -32,85 +45,56 @@ func Decode(data []byte, v any) (err error) {
 			err = fmt.Errorf("the YAML decoder failed on this document (%v): check its tags (a tag such as !name on a list or a mapping is a known cause) and its indentation", r)
 		}
 	}()
-	if err := yaml.UnmarshalWithOptions(data, v, yaml.DisallowUnknownField()); err != nil {
-		return err
-	}
+	data = TrimBOM(data)
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return err
 	}
-	for _, d := range file.Docs {
-		if err := wholeNumbers(d, reflect.TypeOf(v)); err != nil {
-			return err
-		}
+	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
+		return oneDocument(file) // an empty document: v stays as it is
 	}
-	return nil
+	body := file.Docs[0].Body
+	// Decode the parsed document rather than data: parsing is most of the
+	// cost of a large preset, and yaml.Unmarshal would parse it again.
+	checked := check(body, reflect.TypeOf(v))
+	decoded := yaml.NodeToValue(body, v, yaml.DisallowUnknownField())
+	if err := first(checked, decoded); err != nil {
+		return err
+	}
+	return oneDocument(file)
 }
 
-// wholeNumbers walks node beside the Go type t it was decoded into and
-// returns an error at the first fraction written for an integer field.
-func wholeNumbers(node ast.Node, t reflect.Type) error {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// first returns whichever of the errors of check and of the decoder comes
+// first in the document, so that a file's error does not depend on which
+// of the two found it. On a tie, and when the decoder's error has no
+// position, check's wins: it names what the field accepts. The decoder
+// reports the unknown fields of a mapping in Go's map order, so the same
+// file named a different field on each run; check names the first in the
+// file, which is never after the decoder's.
+func first(checked, decoded error) error {
+	if checked == nil || decoded == nil {
+		return cmp.Or(checked, decoded)
 	}
-	if node == nil || t == nil {
-		return nil
+	var de, ce yaml.Error
+	if !errors.As(decoded, &de) || de.GetToken() == nil || de.GetToken().Position == nil {
+		return checked
 	}
-	switch n := node.(type) {
-	case *ast.DocumentNode:
-		return wholeNumbers(n.Body, t)
-	case *ast.TagNode:
-		return wholeNumbers(n.Value, t)
-	case *ast.MappingNode:
-		for _, mv := range n.Values {
-			if err := wholeNumbers(mv, t); err != nil {
-				return err
-			}
-		}
-	case *ast.MappingValueNode:
-		switch t.Kind() {
-		case reflect.Struct:
-			if f, ok := fieldByKey(t, n.Key.String()); ok {
-				return wholeNumbers(n.Value, f.Type)
-			}
-		case reflect.Map:
-			return wholeNumbers(n.Value, t.Elem())
-		}
-	case *ast.SequenceNode:
-		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			for _, e := range n.Values {
-				if err := wholeNumbers(e, t.Elem()); err != nil {
-					return err
-				}
-			}
-		}
-	case *ast.FloatNode:
-		switch t.Kind() {
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			tk := n.GetToken()
-			f, err := strconv.ParseFloat(strings.ReplaceAll(tk.Value, "_", ""), 64)
-			if err == nil && f != math.Trunc(f) {
-				return &yaml.SyntaxError{Message: fmt.Sprintf("%s is not a whole number: this field takes an integer", tk.Value), Token: tk}
-			}
-		}
+	if !errors.As(checked, &ce) || ce.GetToken() == nil || ce.GetToken().Position == nil {
+		return decoded
 	}
-	return nil
+	d, c := de.GetToken().Position, ce.GetToken().Position
+	if d.Line < c.Line || d.Line == c.Line && d.Column < c.Column {
+		return decoded
+	}
+	return checked
 }
 
-// fieldByKey returns the field of struct t that the YAML key names: its
-// yaml tag's name, or the lower-cased field name without a tag (the
-// decoder's rule).
-func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		if name == key {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
+// bom is the UTF-8 encoding of U+FEFF, the byte order mark.
+var bom = []byte("\ufeff")
+
+// TrimBOM returns data without a leading UTF-8 byte order mark. The YAML
+// decoder reads one as part of the first key ("\ufeffbatch" is then an
+// unknown field), and a user cannot see it in an editor: it is dropped
+// rather than reported. Callers that look up positions in data themselves
+// trim it as Decode does, so that the positions agree.
+func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
