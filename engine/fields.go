@@ -257,3 +257,24 @@ func (c *Config) validateRanges() error {
 	}
 	return nil
 }
+
+// unusedFields returns a *FieldError for the first field c sets that its
+// algorithm does not use (envs in a DQN run, batch in a PPO one): in a
+// run's own file such a value can only be a mistake, which would
+// otherwise change nothing without a word. Walkthroughs are not checked:
+// their run may carry a field for a later step of another algorithm.
+func (c Config) unusedFields() error {
+	algo := c.Defaults().Algo
+	v := reflect.ValueOf(c)
+	for _, f := range fields {
+		if f.UsedBy(algo) || v.Field(configIndex[f.Name]).IsZero() {
+			continue
+		}
+		family := "an off-policy (DQN, DDPG, TD3)"
+		if f.Family == OnPolicyOnly {
+			family = "a PPO"
+		}
+		return &FieldError{f.Name, c.Get(f.Name), fmt.Sprintf("%s is %s setting, and this run's algorithm is %s: remove it", f.Name, family, algo)}
+	}
+	return nil
+}

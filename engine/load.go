@@ -27,6 +27,9 @@ func ParseConfig(name string, data []byte) (Config, error) {
 		err = c.Validate()
 	}
 	if err == nil {
+		err = c.unusedFields()
+	}
+	if err == nil {
 		// The run's name is shown in the explorer and the summaries.
 		if r, bad := yamldoc.Unprintable(c.Name, false); bad {
 			err = &FieldError{"name", fmt.Sprintf("%q", c.Name), fmt.Sprintf("it holds %s, which a terminal does not print as written: use one line of printable characters", r)}

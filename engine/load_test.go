@@ -22,6 +22,10 @@ func TestParseConfig(t *testing.T) {
 		{"env: CartPole-v1\nfanout: 1\n", "run.yaml:2:9: fanout 1 is not allowed: sum-tree fanout K must be 2..1024"},
 		{"env: Nope\n", `run.yaml:1:6: env "Nope" is not allowed`},
 		{"mapping: G-G\n", `run.yaml:1:10: mapping "G-G" is not allowed`},
+		// A setting the run's algorithm does not use changed nothing.
+		{"algo: dqn\ngae: 3\n", "run.yaml:2:6: gae 3 is not allowed: gae is a PPO setting, and this run's algorithm is dqn: remove it"},
+		{"env: CartPole-v1\nenvs: 1000\n", "run.yaml:2:7: envs 1000 is not allowed: envs is a PPO setting, and this run's algorithm is dqn"},
+		{"algo: ppo\ndepth: 4\n", "run.yaml:2:8: depth 4 is not allowed: depth is an off-policy (DQN, DDPG, TD3) setting, and this run's algorithm is ppo"},
 	}
 	for _, b := range bad {
 		_, err := ParseConfig("run.yaml", []byte(b.src))

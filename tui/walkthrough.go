@@ -30,9 +30,10 @@ func newWalkthrough(p engine.Preset, override func(engine.Config) engine.Config)
 		override = func(c engine.Config) engine.Config { return c }
 	}
 	w := &walkthrough{preset: p}
-	prev := override(p.StepConfig(-1)).Defaults()
+	all := p.StepConfigs() // one pass over the steps, not one per step
+	prev := override(all[0]).Defaults()
 	for i := range p.Steps {
-		cfg := override(p.StepConfig(i)).Defaults()
+		cfg := override(all[i+1]).Defaults()
 		w.cfgs = append(w.cfgs, cfg)
 		w.changes = append(w.changes, joinChanges(configChanges(prev, cfg)))
 		prev = cfg

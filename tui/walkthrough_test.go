@@ -252,3 +252,23 @@ func TestConfigChangesIgnoresLabels(t *testing.T) {
 		t.Errorf("changes %q", got)
 	}
 }
+
+// A walkthrough of N steps is built in O(N): each step's configuration
+// from the step before, not every step's from the start (20,000 steps
+// took a minute that way). Counted in allocations, which do not depend on
+// the machine: four times the steps must cost about four times as many.
+func TestWalkthroughBuildIsLinear(t *testing.T) {
+	preset := func(n int) engine.Preset {
+		p := engine.Preset{Name: "long", Kind: engine.KindWalkthrough, Run: engine.Config{Env: "CartPole-v1", Algo: "dqn"}}
+		for i := range n {
+			p.Steps = append(p.Steps, engine.Step{Title: "t", Set: engine.Config{Batch: 1 + i%100}})
+		}
+		return p
+	}
+	small, large := preset(500), preset(2000)
+	a := testing.AllocsPerRun(3, func() { newWalkthrough(small, nil) })
+	b := testing.AllocsPerRun(3, func() { newWalkthrough(large, nil) })
+	if r := b / a; r > 6 {
+		t.Errorf("4x the steps took %.1fx the allocations (%.0f against %.0f): quadratic", r, b, a)
+	}
+}

@@ -394,3 +394,13 @@ func TestUnknownHelpTopics(t *testing.T) {
 		}
 	}
 }
+
+// An error quoting the user's input never passes a control sequence to
+// the terminal (an OSC title, a screen clear).
+func TestErrorsEscapeControlCharacters(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--batch", "--config", "evil\x1b]0;owned\x07\x1b[2J.yaml"}, &stdout, &stderr)
+	if code != exitUsage || strings.ContainsAny(stderr.String(), "\x1b\x07") || !strings.Contains(stderr.String(), `evil\x1b]0;owned\x07\x1b[2J`) {
+		t.Errorf("exit %d, stderr %q: want exit 2 and the escapes written out", code, stderr.String())
+	}
+}

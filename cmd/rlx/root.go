@@ -45,7 +45,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "rlx: %v\n", err)
+	// An error may quote a user's file or argument: escape what would
+	// reach the terminal as a control sequence.
+	fmt.Fprintf(stderr, "rlx: %s\n", engine.Printable(err.Error(), true))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitUsage
