@@ -168,24 +168,32 @@ func NormalizeAdvantages(dst, adv []float32) {
 	if n == 0 || len(dst) != n {
 		panic(fmt.Sprintf("ppo: NormalizeAdvantages: dst %d, adv %d values: need equal, positive lengths", len(dst), n))
 	}
-	var sum float64
-	for _, a := range adv {
-		sum += float64(a)
+	mean, inv := advantageScale(n, func(i int) float32 { return adv[i] })
+	for i, a := range adv {
+		dst[i] = float32((float64(a) - mean) * inv)
 	}
-	mean := sum / float64(n)
+}
+
+// advantageScale returns the mean of the n advantages at(0), ..., at(n-1)
+// and 1/(std + 1e-8), their sample standard deviation's: what
+// NormalizeAdvantages subtracts and multiplies by. The trainer takes them
+// over a whole minibatch and normalizes it a chunk at a time.
+func advantageScale(n int, at func(int) float32) (mean, inv float64) {
+	var sum float64
+	for i := range n {
+		sum += float64(at(i))
+	}
+	mean = sum / float64(n)
 	var ss float64
-	for _, a := range adv {
-		d := float64(a) - mean
+	for i := range n {
+		d := float64(at(i)) - mean
 		ss += d * d
 	}
 	std := 0.0
 	if n > 1 {
 		std = math.Sqrt(ss / float64(n-1))
 	}
-	inv := 1 / (std + 1e-8)
-	for i, a := range adv {
-		dst[i] = float32((float64(a) - mean) * inv)
-	}
+	return mean, 1 / (std + 1e-8)
 }
 
 // ExplainedVariance is 1 - Var(ret - v)/Var(ret) (population variances),

@@ -5,7 +5,7 @@ import "github.com/rlxdev/rlx/core/env"
 // Bytes estimates the memory a Trainer of c on an environment of spec s
 // allocates, from the sizes New gives every buffer (New allocates them all
 // up front, so an iteration adds nothing): the rollout of N*T samples, the
-// minibatch's gathered copy, the networks with their gradients, Adam's
+// gathered copy of a chunk of a minibatch, the networks with their gradients, Adam's
 // moments and the activations of a chunk (chunkSize), the GAE outputs and
 // the N environments' observations. A test holds it against what New
 // allocates. c must be valid.
@@ -21,10 +21,6 @@ func (c Config) Bytes(s *env.Spec) int64 {
 	// value, reward, old value, advantage and return, two end flags, the
 	// action and its place in the shuffled order.
 	rollout := b * (od*f + 7*f + 2 + act + 8)
-	// Per sample of a minibatch: the gathered observation, actions, the
-	// network outputs and their gradients, and eight per-sample values.
-	minibatch := mb * (od*f + act + 2*ad*f + 8*f)
-
 	sizes := append(append([]int{int(od)}, c.Hidden...), int(ad))
 	var params, perSample, widest int64
 	for i := 1; i < len(sizes); i++ {
@@ -34,6 +30,10 @@ func (c Config) Bytes(s *env.Spec) int64 {
 	}
 	perSample += 2*widest + 1 // nn.Net.FloatsPerSample
 	chunk := int64(chunkSize(int(mb), int(2*perSample), int(4*params)))
+	// Per sample of a chunk of a minibatch: the gathered observation,
+	// actions, the network outputs and their gradients, and eight
+	// per-sample values.
+	minibatch := chunk * (od*f + act + 2*ad*f + 8*f)
 	// Actor and critic (the critic's head is one wide, close enough):
 	// parameters, gradients and two Adam moments, and the activations of
 	// max(chunk, N) samples.

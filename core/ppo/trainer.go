@@ -182,7 +182,7 @@ func (tr *Trainer) buildNets() error {
 }
 
 func (tr *Trainer) alloc() {
-	n, b, od, ad, m := tr.n, tr.batch, tr.obsDim, tr.actDim, tr.mb
+	n, b, od, ad, m := tr.n, tr.batch, tr.obsDim, tr.actDim, tr.chunk // a minibatch is gathered a chunk at a time
 	tr.obs = make([]float32, b*od)
 	tr.logp = make([]float32, b)
 	tr.values = make([]float32, b)
@@ -230,7 +230,7 @@ func (tr *Trainer) alloc() {
 		// d(-EntCoef * mean H)/dH_i, the same for every sample.
 		tr.mbDEnt = f()
 		for i := range tr.mbDEnt {
-			tr.mbDEnt[i] = float32(-tr.cfg.EntCoef / float64(m))
+			tr.mbDEnt[i] = float32(-tr.cfg.EntCoef / float64(tr.mb))
 		}
 	}
 }

@@ -76,11 +76,12 @@ func shuffle(p []int, rng *rand.Rand) {
 }
 
 // The networks hold the activations of at most chunk samples of a
-// minibatch at once: a larger minibatch is processed in chunks whose
-// gradients add up (the losses are means over the whole minibatch), with
-// the context checked between chunks. So a minibatch of millions of
-// samples needs no more memory than a chunk, and stops within a chunk's
-// work of a cancellation.
+// minibatch at once, and the minibatch buffers a chunk's gathered copy: a
+// larger minibatch is gathered and processed in chunks whose gradients
+// add up (the losses are means over the whole minibatch), with the
+// context checked between chunks. So a minibatch of millions of samples
+// needs no more memory than a chunk, and stops within a chunk's work of a
+// cancellation.
 const (
 	chunkFloats = 1 << 24 // activations and gradients of both networks: 64 MiB
 	chunkFLOPs  = 1 << 30 // forward work of both networks, about 20 ms of a core
@@ -97,9 +98,11 @@ func chunkSize(mb, floats, flops int) int {
 // cancelled ctx abandons the step between chunks, the networks untouched.
 func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now time.Time) (time.Time, float64, error) {
 	m, ad := len(idx), tr.actDim
-	tr.gather(idx)
+	// The advantages are normalized over the whole minibatch (CleanRL's
+	// norm_adv), then each chunk is gathered and scaled.
+	var advMean, advInv float64
 	if tr.cfg.NormAdv {
-		NormalizeAdvantages(tr.mbAdv, tr.mbAdv)
+		advMean, advInv = advantageScale(m, func(j int) float32 { return tr.adv[idx[j]] })
 	}
 	vclip := 0.0
 	if tr.cfg.ClipVLoss {
@@ -133,29 +136,36 @@ func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now 
 				return now, s.ApproxKL, ctx.Err()
 			}
 		}
-		hi := min(m, lo+tr.chunk)
-		obs, out, dOut := tr.mbObs[lo*tr.obsDim:hi*tr.obsDim], tr.mbOut[lo*ad:hi*ad], tr.mbDOut[lo*ad:hi*ad]
-		logp, h, dLogp, dEnt := tr.mbLogp[lo:hi], tr.mbEnt[lo:hi], tr.mbDLogp[lo:hi], part(tr.mbDEnt, lo, hi)
+		k := min(m, lo+tr.chunk) - lo
+		tr.gather(idx[lo : lo+k])
+		adv := tr.mbAdv[:k]
+		if tr.cfg.NormAdv {
+			for j, a := range adv {
+				adv[j] = float32((float64(a) - advMean) * advInv)
+			}
+		}
+		obs, out, dOut := tr.mbObs[:k*tr.obsDim], tr.mbOut[:k*ad], tr.mbDOut[:k*ad]
+		logp, h, dLogp, dEnt := tr.mbLogp[:k], tr.mbEnt[:k], tr.mbDLogp[:k], part(tr.mbDEnt, k)
 		tr.actor.Forward(out, obs)
 		if tr.discrete {
-			nn.CategoricalLogProb(logp, h, out, ad, tr.mbActIdx[lo:hi])
+			nn.CategoricalLogProb(logp, h, out, ad, tr.mbActIdx[:k])
 		} else {
-			tr.head.LogProb(logp, h, out, tr.mbActVec[lo*ad:hi*ad])
+			tr.head.LogProb(logp, h, out, tr.mbActVec[:k*ad])
 		}
-		tr.critic.Forward(tr.mbV[lo:hi], obs)
-		s.add(clippedSurrogate(dLogp, logp, tr.mbOL[lo:hi], tr.mbAdv[lo:hi], tr.cfg.ClipCoef, inv))
-		vl += valueLoss(tr.mbDV[lo:hi], tr.mbV[lo:hi], tr.mbOldV[lo:hi], tr.mbRet[lo:hi], vclip, tr.cfg.VFCoef, inv)
+		tr.critic.Forward(tr.mbV[:k], obs)
+		s.add(clippedSurrogate(dLogp, logp, tr.mbOL[:k], adv, tr.cfg.ClipCoef, inv))
+		vl += valueLoss(tr.mbDV[:k], tr.mbV[:k], tr.mbOldV[:k], tr.mbRet[:k], vclip, tr.cfg.VFCoef, inv)
 		for _, e := range h {
 			ent += float64(e)
 		}
 		if tr.discrete {
-			nn.CategoricalBackward(dOut, out, ad, tr.mbActIdx[lo:hi], dLogp, dEnt)
+			nn.CategoricalBackward(dOut, out, ad, tr.mbActIdx[:k], dLogp, dEnt)
 		} else {
-			tr.head.Backward(dOut, out, tr.mbActVec[lo*ad:hi*ad], dLogp, dEnt)
+			tr.head.Backward(dOut, out, tr.mbActVec[:k*ad], dLogp, dEnt)
 		}
 		t := time.Now()
 		tr.actor.Backward(nil, dOut)
-		tr.critic.Backward(nil, tr.mbDV[lo:hi])
+		tr.critic.Backward(nil, tr.mbDV[:k])
 		backward += time.Since(t)
 	}
 	ent /= float64(m)
@@ -184,12 +194,12 @@ func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now 
 	return now, s.ApproxKL, nil
 }
 
-// part returns x[lo:hi], or nil for a nil x (an optional gradient).
-func part(x []float32, lo, hi int) []float32 {
+// part returns x[:k], or nil for a nil x (an optional gradient).
+func part(x []float32, k int) []float32 {
 	if x == nil {
 		return nil
 	}
-	return x[lo:hi]
+	return x[:k]
 }
 
 // gather copies the samples idx of the rollout into the minibatch buffers.
