@@ -404,3 +404,15 @@ func TestErrorsEscapeControlCharacters(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want exit 2 and the escapes written out", code, stderr.String())
 	}
 }
+
+// A run into a directory that holds an earlier experiment's steps.json
+// says so: the run's files do not replace it.
+func TestBatchNamesAStaleStepsFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "steps.json"), []byte("{}\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--batch", "--preset", "cartpole-ppo", "--steps", "1000", "--progress", "0", "--out", dir}, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stderr.String(), "holds steps.json of an earlier walkthrough or experiment") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
