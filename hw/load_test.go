@@ -71,13 +71,7 @@ func TestParseRejects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(base, tt.old) {
-				t.Fatalf("preset lacks %q", tt.old)
-			}
-			_, err := ParsePlatform("table-iv.yaml", []byte(strings.Replace(base, tt.old, tt.new, 1)))
-			if err == nil {
-				t.Fatal("no error")
-			}
+			err := parseEdited(t, base, tt.old, tt.new)
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error lacks %q:\n%v", w, err)
@@ -124,13 +118,7 @@ func TestParseErrorFormat(t *testing.T) {
 		{"an empty model", "model: Intel Xeon Gold 5120 (2 sockets, 56 threads)", `model: ""`, []string{"table-iv.yaml:8:10: cpu.model is empty"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if !strings.Contains(base, tt.old) {
-				t.Fatalf("preset lacks %q", tt.old)
-			}
-			_, err := ParsePlatform("table-iv.yaml", []byte(strings.Replace(base, tt.old, tt.new, 1)))
-			if err == nil {
-				t.Fatal("no error")
-			}
+			err := parseEdited(t, base, tt.old, tt.new)
 			msg := err.Error()
 			for _, l := range strings.Split(msg, "\n") {
 				if !line.MatchString(l) {
@@ -175,4 +163,18 @@ func mustRead(path string) []byte {
 		panic(err)
 	}
 	return data
+}
+
+// parseEdited parses the platform base with its first old replaced by
+// new, and returns the error, failing the test if there is none.
+func parseEdited(t *testing.T, base, old, new string) error {
+	t.Helper()
+	if !strings.Contains(base, old) {
+		t.Fatalf("preset lacks %q", old)
+	}
+	_, err := ParsePlatform("table-iv.yaml", []byte(strings.Replace(base, old, new, 1)))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	return err
 }
