@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/internal/units"
@@ -75,19 +76,20 @@ func EstimateMemory(cfg Config) ([]MemoryPart, error) {
 }
 
 // netFloats returns a network's parameters and the float32 values a batch
-// sample holds in it (core/nn's Net.FloatsPerSample: every layer's
-// outputs, two gradient buffers of the widest layer, a bias one).
+// sample holds in it (nn.ActivationFloats, the rule nn.Net.Reserve
+// allocates by).
 func netFloats(n hw.Net) (params, perSample int64) {
-	var widest int64
+	if len(n.Layers) == 0 {
+		return 0, 0
+	}
+	first := n.Layers[0]
+	outs := make([]int, len(n.Layers))
 	for i, l := range n.Layers {
 		params += l.Params()
-		perSample += l.Outputs()
-		if i == 0 {
-			widest = int64(l.In) * int64(max(l.InH, 1)) * int64(max(l.InW, 1))
-		}
-		widest = max(widest, l.Outputs())
+		outs[i] = int(l.Outputs())
 	}
-	return params, perSample + 2*widest + 1
+	in := first.In * max(first.InH, 1) * max(first.InW, 1)
+	return params, int64(nn.ActivationFloats(in, outs...))
 }
 
 // memoryLimit is the process's limit set by SetMemoryLimit; 0 for the

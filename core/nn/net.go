@@ -301,18 +301,30 @@ func (n *Net) Reserve(batch int) {
 }
 
 // FloatsPerSample returns the float32 values Reserve holds for each sample
-// of a batch: every layer's output, the two gradient buffers of the widest
-// layer and a bias one. It is what a caller sizing a batch to a memory
-// budget needs (the convolutions' im2col buffers do not grow with the
-// batch and are not counted).
+// of a batch (ActivationFloats of its sizes). It is what a caller sizing a
+// batch to a memory budget needs.
 func (n *Net) FloatsPerSample() int {
-	maxWidth, outs := n.in.Size(), 0
-	for _, l := range n.layers {
-		w := l.shape().Out.Size()
-		outs += w
-		maxWidth = max(maxWidth, w)
+	outs := make([]int, len(n.layers))
+	for i, l := range n.layers {
+		outs[i] = l.shape().Out.Size()
 	}
-	return outs + len(n.g)*maxWidth + 1
+	return ActivationFloats(n.in.Size(), outs...)
+}
+
+// ActivationFloats returns the float32 values per sample of a batch that a
+// Net whose input holds in values and whose layers output outs values
+// each keeps for training: every layer's output, the two gradient buffers
+// of the widest of them and the input, and a bias one. It is the rule
+// Reserve allocates by, for estimating a network's memory without
+// building it (the convolutions' im2col buffers do not grow with the
+// batch and are not counted).
+func ActivationFloats(in int, outs ...int) int {
+	widest, sum := in, 0
+	for _, o := range outs {
+		sum += o
+		widest = max(widest, o)
+	}
+	return sum + 2*widest + 1
 }
 
 // Forward computes the network on a batch: x holds batch = len(x)/In().Size()

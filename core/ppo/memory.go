@@ -1,6 +1,9 @@
 package ppo
 
-import "github.com/rlxdev/rlx/core/env"
+import (
+	"github.com/rlxdev/rlx/core/env"
+	"github.com/rlxdev/rlx/core/nn"
+)
 
 // Bytes estimates the memory a Trainer of c on an environment of spec s
 // allocates, from the sizes New gives every buffer (New allocates them all
@@ -22,13 +25,11 @@ func (c Config) Bytes(s *env.Spec) int64 {
 	// action and its place in the shuffled order.
 	rollout := b * (od*f + 7*f + 2 + act + 8)
 	sizes := append(append([]int{int(od)}, c.Hidden...), int(ad))
-	var params, perSample, widest int64
+	var params int64
 	for i := 1; i < len(sizes); i++ {
 		params += int64(sizes[i-1]*sizes[i] + sizes[i])
-		perSample += int64(sizes[i])
-		widest = max(widest, int64(sizes[i]), int64(sizes[i-1]))
 	}
-	perSample += 2*widest + 1 // nn.Net.FloatsPerSample
+	perSample := int64(nn.ActivationFloats(sizes[0], sizes[1:]...))
 	chunk := int64(chunkSize(int(mb), int(2*perSample), int(4*params)))
 	// Per sample of a chunk of a minibatch: the gathered observation,
 	// actions, the network outputs and their gradients, and eight
