@@ -96,10 +96,11 @@ func netFloats(n hw.Net) (params, perSample int64) {
 // default.
 var memoryLimit atomic.Int64
 
-// DefaultMemoryShare is the share of the machine's memory a run may use
-// unless SetMemoryLimit says otherwise: the rest is the system's, the
-// explorer's and the other programs'.
-const DefaultMemoryShare = 0.5
+// memoryShare is the share of the machine's memory a run may use unless
+// SetMemoryLimit says otherwise: the rest is the system's, the explorer's
+// and the other programs'. MemoryLimit, the flag's help and the docs call
+// it "half".
+const memoryShare = 0.5
 
 // unknownMachineMemory is the default limit where the machine's memory is
 // not known (no /proc/meminfo).
@@ -117,7 +118,7 @@ func MemoryLimit() (int64, string) {
 		return v, "--memory-limit"
 	}
 	if total, ok := machine.TotalMemory(); ok {
-		return int64(float64(total) * DefaultMemoryShare), fmt.Sprintf("half of this machine's %s; --memory-limit sets another", units.Bytes(total))
+		return int64(float64(total) * memoryShare), fmt.Sprintf("half of this machine's %s; --memory-limit sets another", units.Bytes(total))
 	}
 	return unknownMachineMemory, "the machine's memory is not known; --memory-limit sets another"
 }

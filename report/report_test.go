@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,6 +61,11 @@ func TestWrite(t *testing.T) {
 		want := []string{"metrics.csv", "throughput.png", "throughput.svg", "return.png", "return.svg", "occupancy.png", "occupancy.svg", "run.json"}
 		if len(files) != len(want) {
 			t.Fatalf("files %v, want %v", files, want)
+		}
+		// run.json lists FileNames before the files are written: they
+		// must be the files Write writes.
+		if !slices.Equal(files, FileNames()) {
+			t.Errorf("Write wrote %v, FileNames says %v", files, FileNames())
 		}
 		for _, f := range want {
 			data, err := os.ReadFile(filepath.Join(dir, f))
