@@ -179,7 +179,7 @@ func (d *offPolicyDriver) run(ctx context.Context, g *gate) error {
 				<-d.rrun.Done()
 				return err
 			}
-			if d.cfg.Duration > 0 && !budgetDone && g.hostElapsed(time.Now()) >= d.cfg.Duration {
+			if !budgetDone && g.budgetSpent() {
 				budgetDone = true
 				d.rrun.Stop()
 			}

@@ -31,11 +31,10 @@ type ppoDriver struct {
 	haveStats bool
 	stopErr   error
 
-	// The host-time budget, checked where the gate is: an iteration of
-	// millions of samples takes far longer than the budget may allow, so
-	// reaching it cancels the iteration (budgetStop) where it stands.
-	budgetStop context.CancelFunc
-	budgetDone bool
+	// budgetStop cancels the iteration in progress with errBudget when the
+	// host-time budget is reached at the gate: an iteration of millions
+	// of samples takes far longer than the budget may allow.
+	budgetStop context.CancelCauseFunc
 }
 
 func newPPODriver(cfg Config) (*ppoDriver, error) {
@@ -104,15 +103,15 @@ func ppoConfig(cfg Config) (ppo.Config, error) {
 }
 
 func (d *ppoDriver) run(ctx context.Context, g *gate) error {
-	ictx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ictx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	d.g, d.ctx, d.budgetStop = g, ictx, cancel
 	for !d.tr.Done() {
 		st, err := d.tr.Iterate(ictx)
 		if d.stopErr != nil {
 			return d.stopErr
 		}
-		if d.budgetDone && ctx.Err() == nil {
+		if context.Cause(ictx) == errBudget {
 			return nil // the budget ended the run inside an iteration
 		}
 		if err != nil {
@@ -124,7 +123,7 @@ func (d *ppoDriver) run(ctx context.Context, g *gate) error {
 		if err := g.check(ctx); err != nil {
 			return err
 		}
-		if d.cfg.Duration > 0 && g.hostElapsed(time.Now()) >= d.cfg.Duration {
+		if g.budgetSpent() {
 			return nil
 		}
 	}
@@ -165,9 +164,8 @@ func (d *ppoDriver) atGate() {
 	if err := d.g.check(d.ctx); err == errStopped {
 		d.stopErr = err
 	}
-	if d.cfg.Duration > 0 && !d.budgetDone && d.g.hostElapsed(time.Now()) >= d.cfg.Duration {
-		d.budgetDone = true
-		d.budgetStop()
+	if d.g.budgetSpent() {
+		d.budgetStop(errBudget)
 	}
 }
 

@@ -237,6 +237,15 @@ func (g *gate) hostElapsed(now time.Time) time.Duration {
 	return now.Sub(g.started) - g.pausedFor
 }
 
+// errBudget is the cause of a cancellation by the host-time budget.
+var errBudget = errors.New("engine: the host-time budget is spent")
+
+// budgetSpent reports whether the run has used its host-time budget
+// (Config.Duration; never when it is 0).
+func (g *gate) budgetSpent() bool {
+	return g.cfg.Duration > 0 && g.hostElapsed(time.Now()) >= g.cfg.Duration
+}
+
 // check is called by the driver at its step boundaries (a gradient step, a
 // few environment steps): it pauses, applies a mapping change and publishes
 // a snapshot when one is due. It costs a clock reading and a lock, so a
