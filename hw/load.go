@@ -18,6 +18,9 @@ import (
 // error also gives the value and the accepted range. A required field left
 // out is placed at the mapping that should hold it.
 func ParsePlatform(name string, data []byte) (*Platform, error) {
+	// Decode skips a byte order mark; the positions below are looked up
+	// in data, so it must not hold one either.
+	data = yamldoc.TrimBOM(data)
 	var p Platform
 	if err := yamldoc.Decode(data, &p); err != nil {
 		return nil, errors.New(name + ":" + decodeMessage(data, err))

@@ -178,3 +178,17 @@ func parseEdited(t *testing.T, base, old, new string) error {
 	}
 	return err
 }
+
+// A byte order mark, which some editors write, changes no position or
+// message: the decoder skips it, and so must the lookups of positions.
+func TestParseErrorAfterByteOrderMark(t *testing.T) {
+	base := "\ufeff" + strings.Replace(string(readPreset(t, "table-iv")), "cores: 56 ", "cores: lots ", 1)
+	_, err := ParsePlatform("table-iv.yaml", []byte(base))
+	if err == nil || !strings.HasPrefix(err.Error(), `table-iv.yaml:9:10: cpu.cores: this field takes an integer, not a string ("lots")`) {
+		t.Errorf("error %v", err)
+	}
+	base = "\ufeff" + strings.Replace(string(readPreset(t, "table-iv")), "cores: 56 ", "cores: 0 ", 1)
+	if _, err = ParsePlatform("table-iv.yaml", []byte(base)); err == nil || !strings.HasPrefix(err.Error(), "table-iv.yaml:9:10: cpu.cores = 0") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -53,10 +53,10 @@ func ExploreFPGA(spec *hw.FPGASpec, w *hw.Workload) FPGAArch {
 	stages := hw.LearnerStages(w)
 	var best *hw.LearnerDesign
 	for dp := 1; dp <= w.Batch && dp <= 64; dp *= 2 {
+		// bestForDP keeps only designs that fit their SLRs (a pipeline's
+		// DSP in one SLR, the SRAM of them all), hence the total too.
 		d, ok := bestForDP(spec, w, stages, dp)
-		// bestForDP keeps designs that fit their SLRs one by one; the
-		// total is checked again where the design is accepted.
-		if !ok || !d.Resources.Fits(arch.LearnerBudget) {
+		if !ok {
 			continue
 		}
 		if best == nil || d.Cycles() < best.Cycles() {

@@ -181,7 +181,7 @@ func ParseBytes(s string) (int64, error) {
 	case len(unit) == 2 && unit[1] == 'B' && strings.IndexByte(binaryPrefixes, unit[0]) >= 0:
 		scale = math.Pow(1000, float64(strings.IndexByte(binaryPrefixes, unit[0])+1))
 	default:
-		return 0, fmt.Errorf("size %q has an unknown unit %q: use B, KiB, MiB, GiB, TiB, KB, MB, GB or TB", s, t[i:])
+		return 0, fmt.Errorf("size %q has an unknown unit %q: use B, KiB, MiB, GiB, TiB, PiB, KB, MB, GB, TB or PB", s, t[i:])
 	}
 	b := v * scale
 	if b >= 1<<62 {
