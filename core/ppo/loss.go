@@ -168,26 +168,41 @@ func NormalizeAdvantages(dst, adv []float32) {
 	if n == 0 || len(dst) != n {
 		panic(fmt.Sprintf("ppo: NormalizeAdvantages: dst %d, adv %d values: need equal, positive lengths", len(dst), n))
 	}
-	mean, inv := advantageScale(n, func(i int) float32 { return adv[i] })
+	mean, inv := advantageScale(adv, nil)
 	for i, a := range adv {
 		dst[i] = float32((float64(a) - mean) * inv)
 	}
 }
 
-// advantageScale returns the mean of the n advantages at(0), ..., at(n-1)
-// and 1/(std + 1e-8), their sample standard deviation's: what
-// NormalizeAdvantages subtracts and multiplies by. The trainer takes them
-// over a whole minibatch and normalizes it a chunk at a time.
-func advantageScale(n int, at func(int) float32) (mean, inv float64) {
-	var sum float64
-	for i := range n {
-		sum += float64(at(i))
+// advantageScale returns the mean of the advantages adv[k] for k in idx
+// (all of adv when idx is nil) and 1/(std + 1e-8), their sample standard
+// deviation's: what NormalizeAdvantages subtracts and multiplies by. The
+// trainer takes them over a minibatch larger than a chunk through its
+// indices, and normalizes it a chunk at a time.
+func advantageScale(adv []float32, idx []int) (mean, inv float64) {
+	n := len(adv)
+	var sum, ss float64
+	if idx == nil {
+		for _, a := range adv {
+			sum += float64(a)
+		}
+	} else {
+		n = len(idx)
+		for _, k := range idx {
+			sum += float64(adv[k])
+		}
 	}
 	mean = sum / float64(n)
-	var ss float64
-	for i := range n {
-		d := float64(at(i)) - mean
-		ss += d * d
+	if idx == nil {
+		for _, a := range adv {
+			d := float64(a) - mean
+			ss += d * d
+		}
+	} else {
+		for _, k := range idx {
+			d := float64(adv[k]) - mean
+			ss += d * d
+		}
 	}
 	std := 0.0
 	if n > 1 {

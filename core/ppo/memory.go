@@ -1,9 +1,6 @@
 package ppo
 
-import (
-	"github.com/rlxdev/rlx/core/env"
-	"github.com/rlxdev/rlx/core/nn"
-)
+import "github.com/rlxdev/rlx/core/env"
 
 // Bytes estimates the memory a Trainer of c on an environment of spec s
 // allocates, from the sizes New gives every buffer (New allocates them all
@@ -24,21 +21,14 @@ func (c Config) Bytes(s *env.Spec) int64 {
 	// value, reward, old value, advantage and return, two end flags, the
 	// action and its place in the shuffled order.
 	rollout := b * (od*f + 7*f + 2 + act + 8)
-	sizes := append(append([]int{int(od)}, c.Hidden...), int(ad))
-	var params int64
-	for i := 1; i < len(sizes); i++ {
-		params += int64(sizes[i-1]*sizes[i] + sizes[i])
-	}
-	perSample := int64(nn.ActivationFloats(sizes[0], sizes[1:]...))
-	chunk := int64(chunkSize(int(mb), int(2*perSample), int(4*params)))
+	params, floats, chunk := trainerNets(append(append([]int{int(od)}, c.Hidden...), int(ad)), int(mb))
 	// Per sample of a chunk of a minibatch: the gathered observation,
 	// actions, the network outputs and their gradients, and eight
 	// per-sample values.
-	minibatch := chunk * (od*f + act + 2*ad*f + 8*f)
-	// Actor and critic (the critic's head is one wide, close enough):
-	// parameters, gradients and two Adam moments, and the activations of
-	// max(chunk, N) samples.
-	nets := 2 * (4*params*f + max(chunk, n)*perSample*f)
+	minibatch := int64(chunk) * (od*f + act + 2*ad*f + 8*f)
+	// Actor and critic: parameters, gradients and two Adam moments, and
+	// the activations of max(chunk, N) samples.
+	nets := 4*int64(params)*f + max(int64(chunk), n)*int64(floats)*f
 	gae := 2 * b * f
 	envs := 4 * n * od * f
 	return rollout + minibatch + nets + gae + envs

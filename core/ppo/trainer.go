@@ -175,7 +175,7 @@ func (tr *Trainer) buildNets() error {
 	}
 	tr.opt.Eps = tr.cfg.AdamEps
 	// Size every buffer now, so that no iteration allocates.
-	tr.chunk = chunkSize(tr.mb, tr.actor.FloatsPerSample()+tr.critic.FloatsPerSample(), 2*(len(tr.actor.Params())+len(tr.critic.Params())))
+	_, _, tr.chunk = trainerNets(append(append([]int{tr.obsDim}, tr.cfg.Hidden...), tr.actDim), tr.mb)
 	tr.actor.Reserve(max(tr.chunk, tr.n))
 	tr.critic.Reserve(max(tr.chunk, tr.n))
 	return nil

@@ -20,21 +20,12 @@ import (
 // step; with TargetKL, the epochs stop after one whose last minibatch's
 // approximate KL exceeds it.
 func (tr *Trainer) update(ctx context.Context, st *IterStats, now time.Time) error {
-	done := ctx.Done()
 	var kl float64
 	for epoch := 0; epoch < tr.cfg.Epochs; epoch++ {
 		tr.ev.Epoch = epoch
 		st.Epochs++
 		shuffle(tr.perm, tr.shuffleRng)
 		for b := 0; b < tr.cfg.Minibatches; b++ {
-			if done != nil {
-				select {
-				case <-done:
-					tr.finishStats(st)
-					return ctx.Err()
-				default:
-				}
-			}
 			tr.ev.Minibatch = b
 			var err error
 			now, kl, err = tr.minibatch(ctx, st, tr.perm[b*tr.mb:(b+1)*tr.mb], now)
@@ -93,16 +84,42 @@ func chunkSize(mb, floats, flops int) int {
 	return max(1, min(mb, chunkFloats/max(floats, 1), chunkFLOPs/max(flops, 1)))
 }
 
+// trainerNets describes the actor (layer widths sizes, the input first)
+// and the critic (the same with one output) without building them: their
+// parameters and the activation floats per sample they hold together,
+// and the chunk of a minibatch of mb samples (chunkSize). New and Bytes
+// both size by it.
+func trainerNets(sizes []int, mb int) (params, floats, chunk int) {
+	critic := append([]int(nil), sizes...)
+	critic[len(critic)-1] = 1
+	for _, net := range [][]int{sizes, critic} {
+		for i := 1; i < len(net); i++ {
+			params += net[i-1]*net[i] + net[i]
+		}
+		floats += nn.ActivationFloats(net[0], net[1:]...)
+	}
+	return params, floats, chunkSize(mb, floats, 2*params)
+}
+
 // minibatch makes one gradient step on the samples idx and returns the
-// start of the next primitive and the minibatch's approximate KL. A
-// cancelled ctx abandons the step between chunks, the networks untouched.
+// start of the next primitive and the minibatch's approximate KL. ctx is
+// checked before each chunk: cancelled, it abandons the step with the
+// networks untouched.
 func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now time.Time) (time.Time, float64, error) {
 	m, ad := len(idx), tr.actDim
 	// The advantages are normalized over the whole minibatch (CleanRL's
-	// norm_adv), then each chunk is gathered and scaled.
+	// norm_adv). A minibatch of one chunk is gathered and normalized in
+	// place; a larger one is scaled a chunk at a time, by the minibatch's
+	// mean and deviation taken through its indices.
+	whole := m <= tr.chunk
 	var advMean, advInv float64
-	if tr.cfg.NormAdv {
-		advMean, advInv = advantageScale(m, func(j int) float32 { return tr.adv[idx[j]] })
+	if whole {
+		tr.gather(idx)
+		if tr.cfg.NormAdv {
+			NormalizeAdvantages(tr.mbAdv[:m], tr.mbAdv[:m])
+		}
+	} else if tr.cfg.NormAdv {
+		advMean, advInv = advantageScale(tr.adv, idx)
 	}
 	vclip := 0.0
 	if tr.cfg.ClipVLoss {
@@ -126,22 +143,22 @@ func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now 
 		observed time.Duration // in ObserveChunk: no phase's
 	)
 	for lo := 0; lo < m; lo += tr.chunk {
-		if lo > 0 {
-			if tr.chunks != nil {
-				t := time.Now()
-				tr.chunks.ObserveChunk(lo, m)
-				observed += time.Since(t)
-			}
-			if ctx.Err() != nil {
-				return now, s.ApproxKL, ctx.Err()
-			}
+		if lo > 0 && tr.chunks != nil {
+			t := time.Now()
+			tr.chunks.ObserveChunk(lo, m)
+			observed += time.Since(t)
+		}
+		if err := ctx.Err(); err != nil {
+			return now, s.ApproxKL, err
 		}
 		k := min(m, lo+tr.chunk) - lo
-		tr.gather(idx[lo : lo+k])
 		adv := tr.mbAdv[:k]
-		if tr.cfg.NormAdv {
-			for j, a := range adv {
-				adv[j] = float32((float64(a) - advMean) * advInv)
+		if !whole {
+			tr.gather(idx[lo : lo+k])
+			if tr.cfg.NormAdv {
+				for j, a := range adv {
+					adv[j] = float32((float64(a) - advMean) * advInv)
+				}
 			}
 		}
 		obs, out, dOut := tr.mbObs[:k*tr.obsDim], tr.mbOut[:k*ad], tr.mbDOut[:k*ad]
