@@ -213,18 +213,11 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 // "1.2M of 5M steps", "1.2M steps in 3.1s of 20s".
 func reached(s *engine.Snapshot) string {
 	steps, cfg := units.Count(s.Counters.EnvSteps), s.Config
-	if cfg.Steps > 0 {
-		return fmt.Sprintf("%s of %s steps", steps, units.Count(cfg.Steps))
-	}
-	return fmt.Sprintf("%s steps in %s of %s", steps, units.Duration(s.HostElapsed), budget(cfg))
-}
-
-func budget(cfg engine.Config) string {
 	switch {
 	case cfg.Steps > 0:
-		return units.Count(cfg.Steps) + " steps"
+		return fmt.Sprintf("%s of %s steps", steps, units.Count(cfg.Steps))
 	case cfg.Duration > 0:
-		return cfg.Duration.String()
+		return fmt.Sprintf("%s steps in %s of %s", steps, units.Duration(s.HostElapsed), cfg.Duration)
 	}
-	return "no budget"
+	return fmt.Sprintf("%s steps in %s, no budget", steps, units.Duration(s.HostElapsed))
 }

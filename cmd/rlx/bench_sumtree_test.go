@@ -60,6 +60,9 @@ func TestBenchSumtreeQuickKeepsFlags(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v", err)
 	}
+	if len(res.Ops) == 0 || len(res.Locks) == 0 {
+		t.Fatalf("no results: %d ops, %d lock points", len(res.Ops), len(res.Locks))
+	}
 	for _, op := range res.Ops {
 		if op.Batch != 8 || (op.Tree == "k-ary" && op.Fanout != 4) || len(op.Runs) != 2 {
 			t.Errorf("op %+v: want batch 8, fanout 4 and 2 runs, as given", op)

@@ -101,6 +101,11 @@ README.md.`,
 		SilenceUsage:  true,
 		Args:          usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// First: the limit is the process's, and every run of rlx
+			// sets it, the default included, whatever fails after.
+			if err := setMemoryLimit(memLimit); err != nil {
+				return usageError{err}
+			}
 			if preset != "" && config != "" {
 				return usagef("--preset and --config both name a run: give one")
 			}
@@ -151,9 +156,6 @@ README.md.`,
 			}
 			if progressEvery < 0 {
 				return usagef("--progress %v is not allowed: it must be >= 0 (0 for no progress lines)", progressEvery)
-			}
-			if err := setMemoryLimit(memLimit); err != nil {
-				return usageError{err}
 			}
 			override := func(c engine.Config) engine.Config {
 				for _, s := range settings {
