@@ -63,7 +63,7 @@ func LoadConfig(path string) (Config, error) {
 		return c, err
 	}
 	if err := CheckPlatform(c.Devices); err != nil {
-		return c, positioned(path, yamldoc.TrimBOM(data), "devices", err)
+		return c, fieldErrorAt(path, yamldoc.TrimBOM(data), "", err)
 	}
 	return c, nil
 }

@@ -49,24 +49,20 @@ func EstimateMemory(cfg Config) ([]MemoryPart, error) {
 	rc, od, ad := su.rc, int64(su.spec.Obs.Dim()), int64(su.spec.Act.Dim())
 	rb := rc.Replay
 	rb.ObsDim, rb.ActDim = int(od), int(ad)
+	stored := 4*(2*od+ad+1) + 2 // a transition as the buffer stores it
 	// A sampled row: the transition, and its slot, weight, priority,
 	// generation and TD error.
-	row := 4*(2*od+ad+1) + 2 + 8 + 4 + 8 + 4 + 4
-	batches := int64(rc.Learners) * int64(rc.Depth+1) * int64(rc.BatchSize) * row
-	var params, activations, policy int64
-	for i, n := range su.step.Nets {
-		p, act := netFloats(n)
+	batches := int64(rc.Learners) * int64(rc.Depth+1) * int64(rc.BatchSize) * (stored + 8 + 4 + 8 + 4 + 4)
+	var floats int64 // per learner
+	for _, n := range su.step.Nets {
+		p := n.Params()
 		if n.WA > 0 {
 			p *= 4 // parameters, gradients, two Adam moments
 		}
-		params += p
-		activations += int64(rc.BatchSize) * act
-		if i == 0 {
-			policy = p / 4
-		}
+		floats += p + int64(rc.BatchSize)*activationFloats(n)
 	}
-	learners := int64(rc.Learners) * 4 * (params + activations)
-	actors := int64(rc.Actors) * (4*policy + int64(rc.LocalStorage)*(4*(2*od+ad+1)+2))
+	learners := int64(rc.Learners) * 4 * floats
+	actors := int64(rc.Actors) * (4*su.step.Nets[0].Params() + int64(rc.LocalStorage)*stored)
 	return []MemoryPart{
 		{"replay buffer", int64(rb.Bytes()), "capacity"},
 		{"batches sampled ahead", batches, "batch x depth x learners"},
@@ -75,21 +71,18 @@ func EstimateMemory(cfg Config) ([]MemoryPart, error) {
 	}, nil
 }
 
-// netFloats returns a network's parameters and the float32 values a batch
-// sample holds in it (nn.ActivationFloats, the rule nn.Net.Reserve
-// allocates by).
-func netFloats(n hw.Net) (params, perSample int64) {
+// activationFloats returns the float32 values a batch sample holds in
+// network n (nn.ActivationFloats, the rule nn.Net.Reserve allocates by).
+func activationFloats(n hw.Net) int64 {
 	if len(n.Layers) == 0 {
-		return 0, 0
+		return 0
 	}
 	first := n.Layers[0]
 	outs := make([]int, len(n.Layers))
 	for i, l := range n.Layers {
-		params += l.Params()
 		outs[i] = int(l.Outputs())
 	}
-	in := first.In * max(first.InH, 1) * max(first.InW, 1)
-	return params, int64(nn.ActivationFloats(in, outs...))
+	return int64(nn.ActivationFloats(first.In*max(first.InH, 1)*max(first.InW, 1), outs...))
 }
 
 // memoryLimit is the process's limit set by SetMemoryLimit; 0 for the

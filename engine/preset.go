@@ -209,7 +209,7 @@ func fieldErrorAt(file string, data []byte, prefix string, err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
 		if pos := fieldPosition(data, prefix+fe.Field); pos != "" {
-			return fmt.Errorf("%s:%s %s", file, pos, err)
+			return fmt.Errorf("%s:%s %w", file, pos, err)
 		}
 	}
 	return fmt.Errorf("%s: %w", file, err)
@@ -415,14 +415,14 @@ func CheckPresetPlatforms(file string, data []byte, p Preset) error {
 		return CheckPlatform(devices)
 	}
 	if err := check(p.Run.Devices); err != nil {
-		return positioned(file, data, "run.devices", err)
+		return fieldErrorAt(file, data, "run.", err)
 	}
 	for i, st := range p.Steps {
 		if st.Set.Devices == "" {
 			continue
 		}
 		if err := check(st.Set.Devices); err != nil {
-			return positioned(file, data, fmt.Sprintf("steps[%d].set.devices", i), fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
+			return fieldErrorAt(file, data, fmt.Sprintf("steps[%d].set.", i), fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
 		}
 	}
 	return nil
@@ -455,15 +455,6 @@ func CheckPlatform(devices string) error {
 		first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
 	}
 	return &FieldError{"devices", fmt.Sprintf("%q", devices), "the platform does not load: " + yamldoc.Printable(first, false)}
-}
-
-// positioned places err, about the field at path, at that field's line
-// and column in data when the field is there.
-func positioned(file string, data []byte, path string, err error) error {
-	if pos := fieldPosition(data, path); pos != "" {
-		return fmt.Errorf("%s:%s %w", file, pos, err)
-	}
-	return fmt.Errorf("%s: %w", file, err)
 }
 
 // Find returns the preset called name. When the last file that gave that

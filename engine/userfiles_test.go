@@ -340,6 +340,9 @@ func TestPresetFileErrorUnwraps(t *testing.T) {
 	}
 	var pe *PresetFileError
 	if !errors.As(set.SkippedError(), &pe) || pe.File != filepath.Join(dir, "d.yaml") || pe.Name != "d" {
-		t.Errorf("skipped %+v", pe)
+		t.Fatalf("skipped %+v", pe)
+	}
+	if pe.Err == nil || errors.Unwrap(pe) != pe.Err {
+		t.Errorf("%v does not unwrap to its cause %v", pe, pe.Err)
 	}
 }

@@ -13,8 +13,9 @@
 //     of a file is skipped;
 //   - a document the decoder cannot handle is an error, never a crash.
 //
-// Every error of Decode carries the line and column of what it is about
-// (yaml.FormatError prints them). Printable makes text from these files
+// An error of Decode about a value carries its line and column
+// (yaml.FormatError prints them); a document the decoder itself fails on
+// is named without one. Printable makes text from these files
 // safe to print to a terminal. The package imports nothing of rlx.
 package yamldoc
 
