@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,6 +37,15 @@ type LiveRun interface {
 	Done() <-chan struct{}
 }
 
+// Exporter is implemented by a LiveRun that can write its results as the
+// batch mode writes them (run.json, metrics.csv and the plots). The
+// explorer calls Export from a command, never from its update loop, when
+// the user asks for it (e); it may take a second to draw the plots.
+// It returns the directory it wrote and the names of the files in it.
+type Exporter interface {
+	Export() (dir string, files []string, err error)
+}
+
 // Starter starts a run of cfg. The explorer calls it at start-up and on
 // every restart (r, or applying the config form), always from a command,
 // never from its update loop. ctx is cancelled when the explorer quits.
@@ -61,6 +71,7 @@ type options struct {
 	stopWait time.Duration
 	preset   *engine.Preset
 	override func(engine.Config) engine.Config
+	presets  []engine.Preset
 }
 
 // WithInput reads the terminal input from r instead of os.Stdin.
@@ -86,6 +97,14 @@ func WithRedrawRate(hz int) Option { return func(o *options) { o.redrawHz = hz }
 // preset of kind run changes nothing.
 func WithPreset(p engine.Preset, override func(engine.Config) engine.Config) Option {
 	return func(o *options) { o.preset, o.override = &p, override }
+}
+
+// WithPresets gives the presets the picker (/) offers: runs, walkthroughs
+// and experiments, each started without leaving the explorer. The rlx
+// command passes the embedded presets and the user's; without this option
+// the picker lists none.
+func WithPresets(ps []engine.Preset) Option {
+	return func(o *options) { o.presets = slices.Clone(ps) }
 }
 
 func newOptions(opts []Option) options {
