@@ -45,7 +45,10 @@ type FanoutStepRow struct {
 	Capacity int     `json:"capacity"`
 	Batch    int     `json:"batch"`
 	HostGPS  float64 `json:"host_gps"` // over the whole run
-	SimGPS   float64 `json:"sim_gps"`
+	SimGPS   float64 `json:"sim_gps"`  // over the whole run
+	// SimGPSRecent is over the last quarter of the run's simulated time:
+	// the steady state.
+	SimGPSRecent float64 `json:"sim_gps_recent"`
 }
 
 // sumTreeOptions are the measurements of the fanout report: those of
@@ -89,18 +92,24 @@ func buildFanout(ctx context.Context, steps []StepResult, opt Options) (Report, 
 		data.Best = append(data.Best, row)
 	}
 	done, notRun := ran(steps)
+	data.Steps, data.NotRun = fanoutStepRows(done), notRun
+	rep.Markdown, rep.Data = fanoutMarkdown(data, opt.Quick), data
+	return rep, nil
+}
+
+// fanoutStepRows lists the live runs.
+func fanoutStepRows(done []StepResult) []FanoutStepRow {
+	var rows []FanoutStepRow
 	for _, s := range done {
 		c := s.Config
 		if c.Env == "" {
 			c = s.Final.Config
 		}
 		host, sim := s.Final.Averages()
-		data.Steps = append(data.Steps, FanoutStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo),
-			Fanout: c.Fanout, Capacity: c.Capacity, Batch: c.Batch, HostGPS: host.GPS, SimGPS: sim.GPS})
+		rows = append(rows, FanoutStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo),
+			Fanout: c.Fanout, Capacity: c.Capacity, Batch: c.Batch, HostGPS: host.GPS, SimGPS: sim.GPS, SimGPSRecent: s.Final.SimRecent.GPS})
 	}
-	data.NotRun = notRun
-	rep.Markdown, rep.Data = fanoutMarkdown(data, opt.Quick), data
-	return rep, nil
+	return rows
 }
 
 func fanoutMarkdown(d FanoutData, quick bool) string {
@@ -160,11 +169,12 @@ func fanoutMarkdown(d FanoutData, quick bool) string {
 	b.WriteString(fanoutOpsTables(d.Ops))
 	if len(d.Steps) > 0 {
 		b.WriteString("### Live runs\n\n")
-		b.WriteString(paragraph("The experiment's steps, with the fanout each ran; GPS over the whole run on each clock."))
-		t := newTable("step", "env", "algo", ">K", ">capacity", ">B", ">host GPS", ">sim GPS")
+		b.WriteString(paragraph("The experiment's steps, with the fanout each ran; host GPS over the whole run.", simRatesNote("GPS")))
+		whole, recent := simHeads("GPS")
+		t := newTable("step", "env", "algo", ">K", ">capacity", ">B", ">host GPS", whole, recent)
 		for _, r := range d.Steps {
 			t.add(stepName(r.Step, r.Title), r.Env, r.Algo, fmt.Sprint(r.Fanout), fmt.Sprint(r.Capacity),
-				fmt.Sprint(r.Batch), num(r.HostGPS), num(r.SimGPS))
+				fmt.Sprint(r.Batch), num(r.HostGPS), num(r.SimGPS), num(r.SimGPSRecent))
 		}
 		b.WriteString(t.String())
 	}

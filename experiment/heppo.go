@@ -274,7 +274,8 @@ func buildHEPPO(ctx context.Context, steps []StepResult, _ Options) (Report, err
 	b.WriteString(paragraph(
 		"Each step trained PPO with the GAE numerics of one experiment (`gae` in the configuration).",
 		"The mean-100 return is the last 100 episodes' mean; a run this short shows whether a configuration",
-		"learns at all, not 004's ranking of the experiments, which needs full training runs over several seeds."))
+		"learns at all, not 004's ranking of the experiments, which needs full training runs over several seeds.",
+		simRatesNote("IPS")))
 	b.WriteString(ppoStepTable(data.Steps, true))
 	b.WriteString(notRunNote(notRun))
 	rep.Markdown, rep.Data = b.String(), data

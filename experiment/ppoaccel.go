@@ -64,10 +64,12 @@ type PPOStepRow struct {
 	GAE       int    `json:"gae"` // experiment of 004 §V-C
 	// PredictedIPS is the engine's prediction for the mapping that ran;
 	// HostIPS and SimIPS are environment steps per second over the whole
-	// run on each clock.
+	// run on each clock, SimIPSRecent on the simulated clock over the last
+	// quarter of the run's simulated time (the steady state).
 	PredictedIPS float64  `json:"predicted_ips"`
 	HostIPS      float64  `json:"host_ips"`
 	SimIPS       float64  `json:"sim_ips"`
+	SimIPSRecent float64  `json:"sim_ips_recent"`
 	EnvSteps     int64    `json:"env_steps"`
 	Mean100      *float64 `json:"mean100"` // null before the first episode
 	Meaningful   bool     `json:"meaningful"`
@@ -173,8 +175,8 @@ func buildPPOAccel(ctx context.Context, steps []StepResult, _ Options) (Report, 
 	b.WriteString("### Measured: live PPO runs\n\n")
 	b.WriteString(paragraph(
 		"Each step trained PPO with the step's mapping (Learner-GAE-Storage). *predicted* is the engine's IPS",
-		"for that mapping on the simulated platform; *sim IPS* and *host IPS* are environment steps per",
-		"second over the whole run on the simulated and the host clock."))
+		"for that mapping on the simulated platform; the sim and host IPS are environment steps per",
+		"second on the simulated and the host clock, the host's over the whole run.", simRatesNote("IPS")))
 	b.WriteString(ppoStepTable(data.Steps, false))
 	b.WriteString(notRunNote(notRun))
 	rep.Markdown, rep.Data = b.String(), data
@@ -194,7 +196,7 @@ func ppoSteps(done []StepResult) []PPOStepRow {
 		rows = append(rows, PPOStepRow{
 			Step: s.Index, Title: s.Title, Env: c.Env, Requested: c.Mapping.String(), Mapping: f.Mapping.Chosen,
 			Envs: c.Envs, Horizon: c.Horizon, Epochs: c.Epochs, Minibatch: c.Minibatches, GAE: c.GAE,
-			PredictedIPS: f.Mapping.PredictedGPS, HostIPS: host.IPS, SimIPS: sim.IPS, EnvSteps: f.Counters.EnvSteps,
+			PredictedIPS: f.Mapping.PredictedGPS, HostIPS: host.IPS, SimIPS: sim.IPS, SimIPSRecent: f.SimRecent.IPS, EnvSteps: f.Counters.EnvSteps,
 			Mean100: mean100(f), Meaningful: f.Learning.Meaningful, Busiest: f.Busiest.String(),
 		})
 	}
@@ -211,7 +213,8 @@ func ppoStepTable(rows []PPOStepRow, withGAE bool) string {
 	if withGAE {
 		head = append(head, ">GAE experiment", ">mean-100 return")
 	}
-	head = append(head, ">env steps", ">predicted IPS", ">sim IPS", ">host IPS", "busiest")
+	whole, recent := simHeads("IPS")
+	head = append(head, ">env steps", ">predicted IPS", whole, recent, ">host IPS", "busiest")
 	t := newTable(head...)
 	for _, r := range rows {
 		cells := []string{stepName(r.Step, r.Title), r.Env, orDash(mappingCell(r.Mapping, r.Requested)),
@@ -219,7 +222,7 @@ func ppoStepTable(rows []PPOStepRow, withGAE bool) string {
 		if withGAE {
 			cells = append(cells, fmt.Sprint(r.GAE), returnCell(r.Mean100, r.Meaningful))
 		}
-		cells = append(cells, fmt.Sprint(r.EnvSteps), num(r.PredictedIPS), num(r.SimIPS), num(r.HostIPS), orDash(r.Busiest))
+		cells = append(cells, fmt.Sprint(r.EnvSteps), num(r.PredictedIPS), num(r.SimIPS), num(r.SimIPSRecent), num(r.HostIPS), orDash(r.Busiest))
 		t.add(cells...)
 	}
 	return t.String()

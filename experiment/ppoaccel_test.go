@@ -158,8 +158,8 @@ func TestPPOAccelSteps(t *testing.T) {
 		t.Errorf("NotRun = %v, want [2]", d.NotRun)
 	}
 	for _, s := range []string{
-		"| step | env | mapping | N x T | epochs x minibatches | env steps | predicted IPS | sim IPS | host IPS | busiest |",
-		"| 1. Hopper, auto | Hopper-workload | F-C-F | 16 x 512 | 10 x 16 | 16384 | 40.0k | 32.8k | 2.05k | CPU actors (99% busy) |",
+		"| step | env | mapping | N x T | epochs x minibatches | env steps | predicted IPS | sim IPS, whole run | sim IPS, last quarter (steady state) | host IPS | busiest |",
+		"| 1. Hopper, auto | Hopper-workload | F-C-F | 16 x 512 | 10 x 16 | 16384 | 40.0k | 32.8k | – | 2.05k | CPU actors (99% busy) |",
 		"| 2. Hopper, all on the CPU | Hopper-workload | C-C-C (set) |",
 	} {
 		if !strings.Contains(r.Markdown, s) {

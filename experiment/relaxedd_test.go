@@ -104,9 +104,9 @@ func TestRelaxedDRows(t *testing.T) {
 	}
 	for _, s := range []string{
 		"| sim GPS vs D=1 |",
-		"| 1. CartPole-v1 | CartPole-v1 | dqn | 1 | 8000 | 1000 | 20 | 95.5 | 250 | 100 | 1.00x | 0.00 | 0 |",
-		"| 2. CartPole-v1 | CartPole-v1 | dqn | 10 | 8000 | 1000 | 0 | – | 250 | 150 | 1.50x | 4.50 | 9 |",
-		"| 3. CartPole-v1 | CartPole-v1 | dqn | 50 | 8000 | 1000 | 30 | 120.2 | 250 | 200 | 2.00x | 24.50 | 49 |",
+		"| 1. CartPole-v1 | CartPole-v1 | dqn | 1 | 8000 | 1000 | 20 | 95.5 | 250 | 100 | 1.00x | – | 0.00 | 0 |",
+		"| 2. CartPole-v1 | CartPole-v1 | dqn | 10 | 8000 | 1000 | 0 | – | 250 | 150 | 1.50x | – | 4.50 | 9 |",
+		"| 3. CartPole-v1 | CartPole-v1 | dqn | 50 | 8000 | 1000 | 30 | 120.2 | 250 | 200 | 2.00x | – | 24.50 | 49 |",
 		"| -3.0 (workload) |",
 		"the loss of return negligible at D = 50",
 		"Step 5 did not run",

@@ -48,7 +48,10 @@ type SPOStepRow struct {
 	Mean100    *float64 `json:"mean100"`
 	Meaningful bool     `json:"meaningful"`
 	HostGPS    float64  `json:"host_gps"` // over the whole run
-	SimGPS     float64  `json:"sim_gps"`
+	SimGPS     float64  `json:"sim_gps"`  // over the whole run
+	// SimGPSRecent is over the last quarter of the run's simulated time:
+	// the steady state.
+	SimGPSRecent float64 `json:"sim_gps_recent"`
 	// Speedup is HostGPS over that of the L = 1 step, and MeasuredSF is
 	// Speedup / L; both are 0 without a baseline.
 	Speedup    float64 `json:"speedup"`
@@ -252,7 +255,7 @@ func spoSteps(done []StepResult) (rows []SPOStepRow, base int) {
 		r := SPOStepRow{Step: s.Index, Title: s.Title, Env: c.Env, Algo: string(c.Algo), Learners: max(c.Learners, 1),
 			Batch: c.Batch, EnvSteps: f.Counters.EnvSteps, GradSteps: f.Counters.GradSteps,
 			Episodes: f.Counters.Episodes, Mean100: mean100(f), Meaningful: f.Learning.Meaningful,
-			HostGPS: host.GPS, SimGPS: sim.GPS}
+			HostGPS: host.GPS, SimGPS: sim.GPS, SimGPSRecent: f.SimRecent.GPS}
 		if base < 0 && r.Learners == 1 {
 			base, baseGPS = s.Index, r.HostGPS
 		}
@@ -364,13 +367,15 @@ func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 		"turns. So more learners here slow the run down unless CPUs are idle. The simulated platform models",
 		"one learner of batch B (000 Table IV), so *sim GPS* does not change with L. Read the speedup as what",
 		"more learners cost this pipeline on this host, not as 001's scaling: that is the next part. The return",
-		"column says whether a run learns at all; one short run per L cannot compare how fast they learn."))
+		"column says whether a run learns at all; one short run per L cannot compare how fast they learn.",
+		simRatesNote("GPS")))
 	if len(d.Steps) == 0 {
 		b.WriteString(nothingMeasured)
 		b.WriteString(notRunNote(d.NotRun))
 		return
 	}
-	t := newTable("step", ">L", ">batch/learner", ">env steps", ">grad steps", ">host GPS", ">sim GPS",
+	whole, recent := simHeads("GPS")
+	t := newTable("step", ">L", ">batch/learner", ">env steps", ">grad steps", ">host GPS", whole, recent,
 		">speedup vs L=1", ">measured SF", ">mean-100 return")
 	for _, r := range d.Steps {
 		sf := dash
@@ -378,7 +383,7 @@ func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 			sf = fmt.Sprintf("%.2f", r.MeasuredSF)
 		}
 		t.add(stepName(r.Step, r.Title), fmt.Sprint(r.Learners), fmt.Sprint(r.Batch),
-			fmt.Sprint(r.EnvSteps), fmt.Sprint(r.GradSteps), num(r.HostGPS), num(r.SimGPS),
+			fmt.Sprint(r.EnvSteps), fmt.Sprint(r.GradSteps), num(r.HostGPS), num(r.SimGPS), num(r.SimGPSRecent),
 			speedup(r.Speedup), sf, returnCell(r.Mean100, r.Meaningful))
 	}
 	b.WriteString(t.String())

@@ -65,7 +65,7 @@ func TestSPO(t *testing.T) {
 			speedup:  []float64{1, 1.8, 2.5},
 			sf:       []float64{1, 0.9, 0.625},
 			base:     0,
-			text:     []string{"| 2. step | 2 | 128 | 18000 | 1800 | 180 | 850 | 1.80x | 0.90 | 123.5 |"},
+			text:     []string{"| 2. step | 2 | 128 | 18000 | 1800 | 180 | 850 | – | 1.80x | 0.90 | 123.5 |"},
 		},
 	}, {
 		name:  "last not run",

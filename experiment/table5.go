@@ -260,14 +260,15 @@ func buildTable5(ctx context.Context, steps []StepResult, _ Options) (Report, er
 	b.WriteString("### Measured: live runs\n\n")
 	b.WriteString(paragraph(
 		"Each step ran the engine with the step's configuration. *predicted* is the exploration's GPS",
-		"for the mapping that ran; *sim GPS* is gradient steps over the simulated seconds of the whole run,",
-		"*recent* the same over the last quarter of the run's simulated time (the warm rate the prediction is for), *host GPS* the same over host seconds",
+		"for the mapping that ran; *sim GPS, whole run* is gradient steps over the simulated seconds of the whole run,",
+		"*last quarter (steady state)* the same over the last quarter of the run's simulated time (the warm rate the prediction is for), *host GPS* the same over host seconds",
 		"(the real training on this machine). The exploration charges the actors, the learner, the RMM,",
-		"the storage and the PCIe transfers, so *recent* should match *predicted*; the whole-run figure",
+		"the storage and the PCIe transfers, so the steady state should match *predicted*; the whole-run figure",
 		"is lower by the start, before learning. *busiest* names the unit that sets the pace.",
 		"Table V's mapping is shown for the Table III workload at the same batch;",
 		"the last column says how the live workload differs from Table III."))
-	t := newTable("step", "env", "algo", ">B", "mapping", "Table V", ">predicted GPS", ">sim GPS", ">sim GPS recent", ">host GPS", "busiest", "workload vs Table III")
+	whole, recent := simHeads("GPS")
+	t := newTable("step", "env", "algo", ">B", "mapping", "Table V", ">predicted GPS", whole, recent, ">host GPS", "busiest", "workload vs Table III")
 	for _, r := range data.Measured {
 		t.add(stepName(r.Step, r.Title), r.Env, r.Algo, fmt.Sprint(r.Batch), orDash(mappingCell(r.Mapping, r.Requested)), orDash(r.Published),
 			num(r.PredictedGPS), num(r.SimGPS), num(r.SimGPSRecent), num(r.HostGPS), orDash(r.Busiest), r.Workload)

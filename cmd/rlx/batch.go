@@ -192,10 +192,11 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 	c := s.Counters
 	fmt.Fprintf(w, "%s %s: %s, %s env steps, %s gradient steps, %s episodes\n",
 		s.Config.Env, s.Config.Algo, s.State, units.Count(c.EnvSteps), units.Count(c.GradSteps), units.Count(c.Episodes))
-	unit, sim, host := rateOf(report.NewRun(s))
-	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, units.SI(s.Mapping.PredictedGPS), unit)
-	fmt.Fprintf(w, "throughput: host %s %s over %s, simulated %s %s over %s\n",
-		units.SI(host), unit, units.Seconds(s.HostElapsed.Seconds()), units.SI(sim), unit, units.Seconds(s.SimElapsed))
+	rate := rateOf(report.NewRun(s))
+	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, units.SI(rate.Predicted), rate.Unit)
+	fmt.Fprintf(w, "throughput, %s: host %s %s over %s, simulated %s %s over %s\n", labelWholeRun,
+		units.SI(rate.HostWholeRun), rate.Unit, units.Seconds(s.HostElapsed.Seconds()), units.SI(rate.SimWholeRun), rate.Unit, units.Seconds(s.SimElapsed))
+	fmt.Fprintf(w, "throughput, %s: simulated %s %s\n", labelLastQuarter, units.SI(rate.SimLastQuarter), rate.Unit)
 	if b := s.Busiest; b.Device != "" {
 		fmt.Fprintf(w, "busiest simulated unit at the end: %s\n", b)
 	}

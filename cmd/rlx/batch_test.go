@@ -98,7 +98,9 @@ func TestBatchSummaryText(t *testing.T) {
 	for _, want := range []string{
 		"CartPole-v1 dqn: finished, 6000 env steps",
 		"mapping F-F-F (requested auto), predicted",
-		"throughput: host ",
+		// The whole run's averages, then the steady state, each named.
+		"throughput, whole run: host ",
+		"throughput, last quarter (steady state): simulated ",
 		// One actor feeds the FPGA learner: the actor's core sets the pace.
 		"busiest simulated unit at the end: CPU actors (",
 		"wrote " + dir + ": metrics.csv",
@@ -414,5 +416,26 @@ func TestBatchNamesAStaleStepsFile(t *testing.T) {
 	code := run(context.Background(), []string{"--batch", "--preset", "cartpole-ppo", "--steps", "1000", "--progress", "0", "--out", dir}, &stdout, &stderr)
 	if code != exitOK || !strings.Contains(stderr.String(), "holds steps.json of an earlier walkthrough or experiment") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestReachedSaysStepsAndTime: an interrupted run says how far it got in
+// the terms of its budget, steps counted as steps and time as time, never
+// a count "of" a duration ("173k of 20s").
+func TestReachedSaysStepsAndTime(t *testing.T) {
+	s := &engine.Snapshot{Counters: engine.Counters{EnvSteps: 173_100}, HostElapsed: 3 * time.Second}
+	for _, tc := range []struct {
+		steps    int64
+		duration time.Duration
+		want     string
+	}{
+		{0, 20 * time.Second, "173k steps in 3s of 20s"},
+		{500_000, 0, "173k of 500k steps"},
+		{0, 0, "173k steps in 3s, no budget"},
+	} {
+		s.Config.Steps, s.Config.Duration = tc.steps, tc.duration
+		if got := reached(s); got != tc.want {
+			t.Errorf("budget %d steps, %v: %q, want %q", tc.steps, tc.duration, got, tc.want)
+		}
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
@@ -41,8 +43,33 @@ type stepSummary struct {
 	Title   string     `json:"title"`
 	Section string     `json:"section,omitempty"`
 	Dir     string     `json:"dir"` // the step's run.json, metrics.csv and plots
+	Rate    runRate    `json:"rate"`
 	Run     report.Run `json:"run"`
 }
+
+// runRate is a run's throughput in its own unit, the figures a step's
+// narrative speaks of: the prediction, the whole-run averages and the
+// steady state. The whole-run average includes the start, before the
+// platform is warm, so a narrative's "the sim rate reaching 173" is the
+// steady state's figure, not the average's.
+type runRate struct {
+	Unit      string  `json:"unit"`      // "GPS" off-policy, "IPS" PPO
+	Predicted float64 `json:"predicted"` // the exploration's, for the mapping that ran
+	// SimWholeRun and HostWholeRun are the averages over the whole run on
+	// each clock (run.json's summary.sim and summary.host).
+	SimWholeRun float64 `json:"sim_whole_run"`
+	// SimLastQuarter is the simulated rate over the last quarter of the
+	// run's simulated time, the steady state the prediction is for
+	// (run.json's summary.sim_recent).
+	SimLastQuarter float64 `json:"sim_last_quarter"`
+	HostWholeRun   float64 `json:"host_whole_run"`
+}
+
+// Labels of runRate's figures, the same wherever they are printed.
+const (
+	labelWholeRun    = "whole run"
+	labelLastQuarter = "last quarter (steady state)"
+)
 
 // reportData is an experiment's comparison in steps.json.
 type reportData struct {
@@ -92,7 +119,7 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 		}
 		run := report.NewRun(res.final)
 		run.Files = res.files
-		sum.Steps = append(sum.Steps, stepSummary{Index: i + 1, Title: st.Title, Section: st.Section, Dir: dir, Run: run})
+		sum.Steps = append(sum.Steps, stepSummary{Index: i + 1, Title: st.Title, Section: st.Section, Dir: dir, Rate: rateOf(run), Run: run})
 		results = append(results, experiment.StepResult{Index: i, Title: st.Title, Config: res.final.Config, Final: res.final})
 		if stop = res.outcome(filepath.Join(opt.out, dir)); stop != nil {
 			sum.Partial = true
@@ -201,13 +228,14 @@ func slug(title string) string {
 	return b.String()
 }
 
-// rateOf returns a run's whole-run average on the simulated and the host
-// clock in its unit (GPS, or IPS for PPO).
-func rateOf(r report.Run) (unit string, sim, host float64) {
+// rateOf returns a run's rates in its unit: GPS, or IPS for PPO.
+func rateOf(r report.Run) runRate {
 	if r.Config.Algo.OnPolicy() {
-		return "IPS", r.Summary.Sim.IPS, r.Summary.Host.IPS
+		return runRate{Unit: "IPS", Predicted: r.Mapping.Predicted(),
+			SimWholeRun: r.Summary.Sim.IPS, SimLastQuarter: r.Summary.SimRecent.IPS, HostWholeRun: r.Summary.Host.IPS}
 	}
-	return "GPS", r.Summary.Sim.GPS, r.Summary.Host.GPS
+	return runRate{Unit: "GPS", Predicted: r.Mapping.Predicted(),
+		SimWholeRun: r.Summary.Sim.GPS, SimLastQuarter: r.Summary.SimRecent.GPS, HostWholeRun: r.Summary.Host.GPS}
 }
 
 // stepsMarkdown is README.md of a headless walkthrough or experiment: the
@@ -228,11 +256,12 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 	b.WriteString(". Every rate says its clock: **sim** is the simulated platform, **host** this machine.\n\n")
 
 	if len(sum.Steps) > 0 {
-		b.WriteString("| step | configuration | mapping | predicted | sim | host | busiest unit | return (mean of 100) |\n")
-		b.WriteString("|---|---|---|---:|---:|---:|---|---:|\n")
+		fmt.Fprintf(&b, "| step | configuration | mapping | predicted | sim, %s | sim, %s | host, %s | busiest unit | return (mean of 100) |\n",
+			labelWholeRun, labelLastQuarter, labelWholeRun)
+		b.WriteString("|---|---|---|---:|---:|---:|---:|---|---:|\n")
 		for _, s := range sum.Steps {
 			r := s.Run
-			unit, sim, host := rateOf(r)
+			rate := rateOf(r)
 			ret := units.Dash
 			if r.Summary.ReturnMean100 != nil && r.Summary.ReturnsMeaningful {
 				ret = fmt.Sprintf("%.1f", *r.Summary.ReturnMean100)
@@ -241,11 +270,11 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 			if u := r.Summary.Busiest; u != nil {
 				busiest = fmt.Sprintf("%s %s (%s)", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 			}
-			fmt.Fprintf(&b, "| [%d. %s](%s/) | %s | %s | %s %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| [%d. %s](%s/) | %s | %s | %s %s | %s | %s | %s | %s | %s |\n",
 				s.Index, s.Title, s.Dir, configLine(r.Config), r.Mapping.Chosen,
-				units.SI(r.Mapping.Predicted()), unit, units.SI(sim), units.SI(host), busiest, ret)
+				units.SI(rate.Predicted), rate.Unit, units.SI(rate.SimWholeRun), units.SI(rate.SimLastQuarter), units.SI(rate.HostWholeRun), busiest, ret)
 		}
-		b.WriteString("\nThe rates are whole-run averages, warm-up included; each step's run.json and metrics.csv have the details.\n\n")
+		b.WriteString("\n" + rateNote + " Each step's run.json and metrics.csv have the details.\n\n")
 	}
 
 	for i, st := range p.Steps {
@@ -263,10 +292,12 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 		}
 		s := sum.Steps[i]
 		r := s.Run
-		unit, sim, host := rateOf(r)
-		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %s of host time, %s simulated): mapping %s (requested %s), predicted %s %s, simulated %s %s, host %s %s.",
+		rate := rateOf(r)
+		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %s of host time, %s simulated): mapping %s (requested %s), predicted %s %s; simulated %s %s over the %s, %s %s over the %s; host %s %s over the %s.",
 			r.State, units.Count(r.Final.EnvSteps), units.Seconds(r.Final.HostElapsedS), units.Seconds(r.Final.SimElapsedS),
-			r.Mapping.Chosen, r.Mapping.Requested, units.SI(r.Mapping.Predicted()), unit, units.SI(sim), unit, units.SI(host), unit)
+			r.Mapping.Chosen, r.Mapping.Requested, units.SI(rate.Predicted), rate.Unit,
+			units.SI(rate.SimLastQuarter), rate.Unit, labelLastQuarter, units.SI(rate.SimWholeRun), rate.Unit, labelWholeRun,
+			units.SI(rate.HostWholeRun), rate.Unit, labelWholeRun)
 		if u := r.Summary.Busiest; u != nil {
 			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %s busy.", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 		}
@@ -313,13 +344,37 @@ func configLine(c engine.Config) string {
 // hostLine names the machine the steps ran on.
 func hostLine() string { return machine.Current().String() }
 
-// writeStepsSummary prints one line per step and where the report is.
+// rateNote says what the rates of a summary are.
+const rateNote = "*" + labelWholeRun + "* is the average over the whole run, its start included; *" + labelLastQuarter +
+	"* is the simulated rate over the last quarter of the run's simulated time, the warm rate the prediction is for."
+
+// writeStepsSummary prints a table of the steps, a line each, and where
+// the report is. The columns line up whatever the number of steps and the
+// length of the titles.
 func writeStepsSummary(w io.Writer, p engine.Preset, sum stepsSummary, dir string) {
 	fmt.Fprintf(w, "%s (%s): %d of %d steps\n", p.Name, p.Kind, len(sum.Steps), len(p.Steps))
-	for _, s := range sum.Steps {
-		unit, sim, host := rateOf(s.Run)
-		fmt.Fprintf(w, "  %d. %-40s %s  %s %s sim, %s host (%s)\n", s.Index, s.Title, s.Run.Mapping.Chosen,
-			units.SI(sim), unit, units.SI(host), s.Run.State)
+	if len(sum.Steps) > 0 {
+		heads := []string{"predicted", "sim, " + labelWholeRun, "sim, " + labelLastQuarter, "host, " + labelWholeRun}
+		numW, titleW, mapW := 1, 0, len("mapping")
+		for _, s := range sum.Steps {
+			numW = max(numW, len(strconv.Itoa(s.Index)))
+			titleW = max(titleW, utf8.RuneCountInString(s.Title))
+			mapW = max(mapW, utf8.RuneCountInString(s.Run.Mapping.Chosen))
+		}
+		stepW := numW + 2 + titleW // "12. " less its space, and the title
+		fmt.Fprintf(w, "  %-*s  %-*s", stepW, "step", mapW, "mapping")
+		for _, h := range heads {
+			fmt.Fprintf(w, "  %s", h)
+		}
+		fmt.Fprintln(w, "  state")
+		for _, s := range sum.Steps {
+			rate := rateOf(s.Run)
+			fmt.Fprintf(w, "  %*d. %-*s  %-*s", numW, s.Index, titleW, s.Title, mapW, s.Run.Mapping.Chosen)
+			for i, v := range []float64{rate.Predicted, rate.SimWholeRun, rate.SimLastQuarter, rate.HostWholeRun} {
+				fmt.Fprintf(w, "  %*s", len(heads[i]), units.SI(v)+" "+rate.Unit)
+			}
+			fmt.Fprintf(w, "  %s\n", s.Run.State)
+		}
 	}
 	if r := sum.Report; r != nil {
 		if r.Error != "" {

@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/report"
 )
 
 // readSteps reads steps.json of a headless walkthrough and checks that
@@ -58,6 +64,12 @@ func TestWalkthroughHeadless(t *testing.T) {
 		}
 		if !strings.HasPrefix(s.Dir, "0") {
 			t.Errorf("step dir %q", s.Dir)
+		}
+		// steps.json's rate holds the run's figures, each named.
+		sm := s.Run.Summary
+		if r := s.Rate; r.Unit != "GPS" || r.SimWholeRun != sm.Sim.GPS || r.SimLastQuarter != sm.SimRecent.GPS || r.HostWholeRun != sm.Host.GPS ||
+			r.Predicted != s.Run.Mapping.PredictedGPS || r.Predicted <= 0 {
+			t.Errorf("step %d: rate %+v; run summary sim %+v, sim_recent %+v, host %+v", i+1, r, sm.Sim, sm.SimRecent, sm.Host)
 		}
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
@@ -169,5 +181,99 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	}
 	if ran == 0 {
 		t.Error("no preset ran: the one the race build runs was renamed")
+	}
+}
+
+// stepsOf returns a summary of n steps, each an off-policy run that the
+// simulated platform ran at 56.5 GPS over the whole run and at 173 over its
+// last quarter, titled by title.
+func stepsOf(n int, title func(i int) string) stepsSummary {
+	sum := stepsSummary{Schema: StepsSchema, Preset: "where-rmm", Kind: engine.KindWalkthrough}
+	for i := range n {
+		s := &engine.Snapshot{
+			State:  engine.Finished,
+			Config: engine.Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 16384}.Defaults(),
+			// 113 gradient steps in 2 simulated seconds: 56.5 GPS.
+			SimElapsed: 2, SimGradSteps: 113, HostElapsed: 20 * time.Second,
+			Counters:  engine.Counters{EnvSteps: 25000, GradSteps: 120},
+			SimRecent: engine.Rates{GPS: 173},
+			Mapping:   engine.MappingView{Requested: "auto", Chosen: "G-F-G", PredictedGPS: 173, Unit: "GPS"},
+		}
+		run := report.NewRun(s)
+		dir := fmt.Sprintf("%02d-step", i+1)
+		sum.Steps = append(sum.Steps, stepSummary{Index: i + 1, Title: title(i), Dir: dir, Rate: rateOf(run), Run: run})
+	}
+	return sum
+}
+
+// TestStepsSummaryColumnsAlign prints the summary of twelve steps of
+// titles of every length: the mapping, each rate and the state start in
+// the same column on every line, from step 10 on too, and each rate is
+// under its heading.
+func TestStepsSummaryColumnsAlign(t *testing.T) {
+	titles := []string{"Let the DSE choose", "Pong, batch 64", "A", "A much longer title than the others have here"}
+	sum := stepsOf(12, func(i int) string { return titles[i%len(titles)] })
+	var out bytes.Buffer
+	writeStepsSummary(&out, engine.Preset{Name: "where-rmm", Kind: engine.KindWalkthrough, Steps: make([]engine.Step, 12)}, sum, "out")
+	lines := strings.Split(out.String(), "\n")
+	head := lines[1]
+	rows := lines[2:14]
+	col := func(line string, i int) int { return utf8.RuneCountInString(line[:i]) }
+	// Each rate ends where its heading ends (right-aligned under it).
+	var headEnds []int
+	for _, h := range []string{"predicted", "sim, whole run", "sim, last quarter (steady state)", "host, whole run"} {
+		headEnds = append(headEnds, col(head, strings.Index(head, h)+len(h)))
+	}
+	rate := regexp.MustCompile(`\S+ GPS`)
+	for i, row := range rows {
+		if got, want := col(row, strings.Index(row, "G-F-G")), col(head, strings.Index(head, "mapping")); got != want {
+			t.Errorf("step %d: the mapping starts at %d, its heading at %d:\n%s\n%s", i+1, got, want, head, row)
+		}
+		if got, want := col(row, strings.LastIndex(row, "finished")), col(head, strings.LastIndex(head, "state")); got != want {
+			t.Errorf("step %d: the state starts at %d, its heading at %d:\n%s\n%s", i+1, got, want, head, row)
+		}
+		var ends []int
+		var rates []string
+		for _, m := range rate.FindAllStringIndex(row, -1) {
+			ends = append(ends, col(row, m[1]))
+			rates = append(rates, row[m[0]:m[1]])
+		}
+		if !slices.Equal(ends, headEnds) {
+			t.Errorf("step %d: the rates end at %v, their headings at %v:\n%s\n%s", i+1, ends, headEnds, head, row)
+		}
+		if want := []string{"173 GPS", "56.5 GPS", "173 GPS", "6.00 GPS"}; !slices.Equal(rates, want) {
+			t.Errorf("step %d: rates %q, want %q (predicted, whole run, last quarter, host)", i+1, rates, want)
+		}
+		if want := fmt.Sprintf("%2d. ", i+1); !strings.HasPrefix(strings.TrimPrefix(row, "  "), want) {
+			t.Errorf("step %d: row %q does not start %q", i+1, row, want)
+		}
+	}
+}
+
+// TestStepsReportTheSteadyState checks that README.md and steps.json give
+// each step's simulated rate over the whole run and over its last quarter,
+// each named: the narrative speaks of the steady state ("the sim rate
+// reaching 173"), which the whole-run average, its start included, is not.
+func TestStepsReportTheSteadyState(t *testing.T) {
+	sum := stepsOf(1, func(int) string { return "Let the DSE choose" })
+	p := engine.Preset{Name: "where-rmm", Kind: engine.KindWalkthrough, Steps: []engine.Step{{Title: "Let the DSE choose", Text: "G-F-G."}}}
+	readme := stepsMarkdown(p, sum, nil)
+	for _, want := range []string{
+		"| predicted | sim, whole run | sim, last quarter (steady state) | host, whole run |",
+		"| G-F-G | 173 GPS | 56.5 | 173 | 6.00 |",
+		"simulated 173 GPS over the last quarter (steady state), 56.5 GPS over the whole run; host 6.00 GPS over the whole run",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README.md lacks %q:\n%s", want, readme)
+		}
+	}
+	data, err := json.Marshal(sum.Steps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"unit":"GPS"`, `"predicted":173`, `"sim_whole_run":56.5`, `"sim_last_quarter":173`, `"host_whole_run":6`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("steps.json's step lacks %s: %s", want, data[:min(len(data), 300)])
+		}
 	}
 }

@@ -87,7 +87,7 @@ var mayImport = map[string][]string{
 	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc", "internal/machine", "internal/units"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
 	"calibrate":         {"core/*", "hw", "presets", "internal/machine"},
-	"report":            {"engine", "internal/machine"},
+	"report":            {"engine", "internal/machine", "internal/units"},
 	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
 	"tui":               {"engine", "internal/units"},
 	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "calibrate", "sim", "core/*", "hw", "presets", "internal/machine", "internal/units"},
