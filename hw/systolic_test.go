@@ -235,3 +235,17 @@ func TestSystolicCyclesIsTheFoldWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSystolicRefusesHugeGEMMs: three dimensions of 2^22 are 2^66
+// MACs, which overflow int64; the check must refuse them, not pass a
+// wrapped product and simulate for hours.
+func TestCheckSystolicRefusesHugeGEMMs(t *testing.T) {
+	for _, d := range []GEMMDims{{A: 1 << 22, B: 1 << 22, C: 1 << 22}, {A: 1 << 22, B: 1 << 20, C: 1 << 2}} {
+		if err := CheckSystolic(d, 16); err == nil {
+			t.Errorf("CheckSystolic(%v) = nil, want the 2^40 MAC bound", d)
+		}
+	}
+	if err := CheckSystolic(GEMMDims{A: 1 << 20, B: 1 << 20, C: 1}, 16); err != nil {
+		t.Errorf("2^40 MACs exactly: %v", err)
+	}
+}

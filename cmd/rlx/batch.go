@@ -96,7 +96,7 @@ func executeRun(ctx context.Context, cfg engine.Config, dir string, opt batchOpt
 		return nil, usageError{err}
 	}
 	res := &executed{}
-	var rec report.Recorder
+	var rec recording
 	p := newProgress(stderr)
 	tick := time.NewTicker(time.Second / 4)
 	defer tick.Stop()
@@ -110,10 +110,10 @@ loop:
 			if !ok {
 				break loop
 			}
-			rec.Add(e.Snapshot)
+			rec.add(e.Snapshot)
 		case <-tick.C:
 			s := r.Latest()
-			rec.Add(s)
+			rec.add(s)
 			if p.live || (opt.progress > 0 && time.Since(lastLine) >= opt.progress) {
 				p.line(opt.label + progressLine(s))
 				lastLine = time.Now()
@@ -126,8 +126,7 @@ loop:
 	}
 	p.end()
 	res.final, res.runErr = r.Wait()
-	rec.Add(res.final)
-	if res.files, err = report.Write(dir, res.final, &rec); err != nil {
+	if res.files, err = rec.write(dir, res.final); err != nil {
 		return nil, err
 	}
 	return res, nil

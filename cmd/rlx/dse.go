@@ -57,6 +57,47 @@ func checkMappable(p *hw.Platform) error {
 		"so it needs all four (the table-iv platform has them)", p.Name, strings.Join(missing, ", "))
 }
 
+// dseDefaultBatch is rlx dse's batch when --batch is not given: 256, the
+// one batch size 000 Table V measures for CartPole, Hopper and Pong alike.
+const dseDefaultBatch = 256
+
+// tableIIIEnv resolves --env: a 000 Table III environment by its name, in
+// any case, or by the id a run gives the environment that stands in for
+// it (CartPole-v1, Hopper-workload, Pong-workload: the id's name before
+// its first "-"). rlx dse explores Table III's learners only, so the ids
+// of other environments are refused, saying where their runs' own
+// explorations are shown.
+func tableIIIEnv(name string) (dse.Env, error) {
+	if e, err := dse.FindEnv(name); err == nil {
+		return e, nil
+	}
+	var aliases []string
+	for _, id := range engine.Environments() {
+		family, _, _ := strings.Cut(id, "-")
+		e, err := dse.FindEnv(family)
+		if err != nil {
+			continue
+		}
+		if strings.EqualFold(id, name) {
+			return e, nil
+		}
+		aliases = append(aliases, id)
+	}
+	names := make([]string, len(dse.Environments))
+	for i, e := range dse.Environments {
+		names[i] = e.Name
+	}
+	accepted := strings.Join(names, ", ") + " or a run's " + strings.Join(aliases, ", ")
+	for _, id := range engine.Environments() {
+		if strings.EqualFold(id, name) {
+			return dse.Env{}, fmt.Errorf("--env %s: 000 Table III, whose learners rlx dse explores, has no %s: use %s; "+
+				"a run of %s explores its own workload in the explorer's mapping pane and in run.json (rlx --batch --set env=%s)",
+				name, id, accepted, id, id)
+		}
+	}
+	return dse.Env{}, fmt.Errorf("--env %q is not known: use %s", name, accepted)
+}
+
 func newDSECmd() *cobra.Command {
 	var (
 		env, algo, devices string
@@ -71,6 +112,9 @@ func newDSECmd() *cobra.Command {
 the FPGA architecture exploration (DP, PI, f, S), the primitive-platform
 performance table, the mapping algorithm (Algorithm 3) and the throughput
 of every learner-RMM mapping, with the speedups of the chosen one.
+--env names a Table III environment (CartPole, Hopper, Pong) or the run id
+that stands in for it (CartPole-v1, Hopper-workload, Pong-workload);
+--batch defaults to 256, the one batch Table V measures for all three.
 --sweep runs the grid of 000 Table V. --claims lists every quantitative
 claim of seeds 000, 001 §5.1.4 and 003 that the models address, the
 paper's figure beside the model's, and counts those within a factor of 2.
@@ -79,7 +123,8 @@ by 0.5 and 2, one at a time, and lists the claims and Table V mappings
 that move.
 Times are on the simulated platform (--devices, default: the embedded
 Table IV platform, the one the claims' notes describe).`,
-		Example: `  rlx dse --env Hopper --algo DDPG --batch 16384
+		Example: `  rlx dse --env Hopper
+  rlx dse --env Hopper-workload --algo TD3 --batch 16384
   rlx dse --sweep --json
   rlx dse --claims
   rlx dse --sensitivity --json`,
@@ -132,12 +177,16 @@ Table IV platform, the one the claims' notes describe).`,
 				return printSweep(out, rs)
 			}
 			if env == "" {
-				return usagef("--env is required (CartPole, Hopper or Pong), or use --sweep")
+				return usagef("--env is required (CartPole, Hopper or Pong, or a run's CartPole-v1, Hopper-workload or Pong-workload), or use --sweep")
 			}
+			// The models take batches a live run cannot train (its
+			// engine.MaxBatch bounds host memory): the exploration
+			// trains nothing.
 			if batch < 1 || batch > hw.MaxBatch {
-				return usagef("--batch %d is out of range: must be 1..%d", batch, hw.MaxBatch)
+				return usagef("--batch %d is out of range: it must be 1..%d (the models' limit; a live run, which trains for real, takes at most %d)",
+					batch, hw.MaxBatch, engine.MaxBatch)
 			}
-			e, err := dse.FindEnv(env)
+			e, err := tableIIIEnv(env)
 			if err != nil {
 				return usageError{err}
 			}
@@ -156,13 +205,16 @@ Table IV platform, the one the claims' notes describe).`,
 			if asJSON {
 				return writeJSON(out, toDSEJSON(c, r))
 			}
+			if !strings.EqualFold(env, e.Name) {
+				fmt.Fprintf(out, "--env %s: 000 Table III's %s learner, with Table V's replay, actors and D\n", env, e.Name)
+			}
 			return printDSE(out, p, c, r)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong")
+	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong, or the id a run gives it: CartPole-v1, Hopper-workload, Pong-workload")
 	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); default: Table III's")
-	f.IntVar(&batch, "batch", 0, "learner batch size B")
+	f.IntVar(&batch, "batch", dseDefaultBatch, "learner batch size B, 1.."+strconv.Itoa(hw.MaxBatch)+"; the default is the one batch 000 Table V measures for all three environments")
 	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml), an embedded platform name or one of yours in rlx/devices (host: rlx calibrate); default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")

@@ -342,3 +342,47 @@ func TestDSESensitivity(t *testing.T) {
 		t.Errorf("--sensitivity --claims: %v", err)
 	}
 }
+
+// TestDSERunEnvironmentIDs: --env takes the ids runs give the Table III
+// environments, which explore exactly what the short names do, and --batch
+// has a default; the ids of other environments are refused naming what
+// rlx dse accepts.
+func TestDSERunEnvironmentIDs(t *testing.T) {
+	explore := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"dse", "--json"}, args...), &stdout, &stderr); code != exitOK {
+			t.Fatalf("rlx dse --json %v: exit %d, stderr %q", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	for _, tt := range []struct{ id, name string }{
+		{"CartPole-v1", "CartPole"}, {"Hopper-workload", "Hopper"}, {"pong-workload", "Pong"},
+	} {
+		if got, want := explore("--env", tt.id), explore("--env", tt.name, "--batch", "256"); got != want {
+			t.Errorf("--env %s differs from --env %s --batch 256:\n%s\n%s", tt.id, tt.name, got, want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"dse", "--env", "Hopper-workload"}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "--env Hopper-workload: 000 Table III's Hopper learner") ||
+		!strings.Contains(stdout.String(), "Hopper DDPG, batch 256") {
+		t.Errorf("rlx dse --env Hopper-workload: exit %d, stderr %q, stdout:\n%s", code, stderr.String(), stdout.String())
+	}
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--env", "Pendulum-v1"}, []string{"--env Pendulum-v1", "has no Pendulum-v1", "CartPole, Hopper, Pong", "Hopper-workload", "--set env=Pendulum-v1"}},
+		{[]string{"--env", "Atlantis"}, []string{`--env "Atlantis" is not known`, "CartPole-v1"}},
+		{[]string{"--env", "Hopper", "--batch", "0"}, []string{"--batch 0 is out of range: it must be 1..16777216", "at most 65536"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), append([]string{"dse"}, tt.args...), &stdout, &stderr)
+		for _, w := range tt.want {
+			if code != exitUsage || !strings.Contains(stderr.String(), w) {
+				t.Errorf("rlx dse %v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr.String(), w)
+			}
+		}
+	}
+}

@@ -66,6 +66,36 @@ func printTimeline(out io.Writer, tl *hw.Timeline, maxRows int) {
 	}
 }
 
+// intFlag is an integer flag's accepted range.
+type intFlag struct {
+	name   string
+	lo, hi int
+}
+
+// The ranges of rlx hw's flags are those of hw.CheckSystolic and
+// hw.SimulateGAE, checked here first so that an error names the flag the
+// user typed rather than the model's letter for it (003 Eq. 5 calls --n
+// "a"). TestHWFlagRangesAreTheModels holds them equal to the models'.
+var (
+	systolicFlags = []intFlag{{"m", 1, 1 << 22}, {"k", 1, 1 << 22}, {"n", 1, 1 << 22}, {"p", 1, 1024}}
+	gaeFlags      = []intFlag{{"t", 1, 1 << 24}, {"n", 1, 1 << 20}, {"pes", 1, 1 << 16}, {"lookahead", 1, 64}, {"loop-latency", 1, 64}}
+)
+
+// checkIntFlags returns a usage error naming the first of flags whose
+// value in cmd is out of its range.
+func checkIntFlags(cmd *cobra.Command, flags []intFlag) error {
+	for _, f := range flags {
+		v, err := cmd.Flags().GetInt(f.name)
+		if err != nil {
+			panic("rlx: " + err.Error()) // a flag of the table the command does not define
+		}
+		if v < f.lo || v > f.hi {
+			return usagef("--%s %d is out of range: it must be %d..%d", f.name, v, f.lo, f.hi)
+		}
+	}
+	return nil
+}
+
 func newHWSystolicCmd() *cobra.Command {
 	var (
 		m, k, n, p                 int
@@ -82,8 +112,12 @@ back to back (PPOAccel; Eq. 5 is then the closed form); --separate-folds gives
 each fold its own preload, fill and drain, charging a partial fold only the
 rows and columns it uses; --scalesim counts as SCALE-Sim v2 does (each fold
 padded to the whole array, T + 2P - 2 cycles, T + 3P - 2 with the WS/IS
-preload, the total reported minus 1) to compare with its figures.`,
-		Example: `  rlx hw systolic --m 64 --k 256 --n 256 --p 16 --dataflow ws --json
+preload, the total reported minus 1) to compare with its figures.
+Without flags it runs a layer of 003's Hopper policy (11-64-64-3, §5.1):
+the 64 -> 64 hidden layer at minibatch M = 64 (Table 2) on the 16 x 16
+array 003 builds for MuJoCo (§5.2).`,
+		Example: `  rlx hw systolic                   003's Hopper 64 -> 64 layer at M = 64 on 16 x 16, NS
+  rlx hw systolic --m 64 --k 256 --n 256 --p 16 --dataflow ws --json
   rlx hw systolic --m 64 --k 11 --n 64 --p 16 --dataflow ws --scalesim`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,9 +128,13 @@ preload, the total reported minus 1) to compare with its figures.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := checkIntFlags(cmd, systolicFlags); err != nil {
+				return err
+			}
 			d := hw.GEMMDims{A: n, B: k, C: m}
 			if err := hw.CheckSystolic(d, p); err != nil {
-				return usageError{fmt.Errorf("--m %d --k %d --n %d --p %d: %w", m, k, n, p, err)}
+				// Each flag is in range: what is left is their product.
+				return usageError{fmt.Errorf("--m %d --k %d --n %d: %w", m, k, n, err)}
 			}
 			mode := hw.Streamed
 			switch {
@@ -138,10 +176,13 @@ preload, the total reported minus 1) to compare with its figures.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&m, "m", 0, "M: batch rows (times output pixels for a convolution)")
-	f.IntVar(&k, "k", 0, "K: reduction length")
-	f.IntVar(&n, "n", 0, "N: output features")
-	f.IntVar(&p, "p", 16, "P: the array is P x P")
+	// The defaults are a layer of 003's Hopper policy (11-64-64-3, §5.1),
+	// the 64 -> 64 hidden layer, at its smallest minibatch M = 64 (Table
+	// 2), on the 16 x 16 array 003 builds for MuJoCo (§5.2).
+	f.IntVar(&m, "m", 64, "M: batch rows (times output pixels for a convolution); default 003's Hopper minibatch M = 64 (Table 2)")
+	f.IntVar(&k, "k", 64, "K: reduction length (input features); default 64, 003's Hopper hidden layer (11-64-64-3, §5.1)")
+	f.IntVar(&n, "n", 64, "N: output features; default 64, 003's Hopper hidden layer")
+	f.IntVar(&p, "p", 16, "P: the array is P x P; default 16, 003's array for MuJoCo (§5.2)")
 	f.StringVar(&dataflow, "dataflow", "ns", "ns (output stationary), ws or is")
 	f.BoolVar(&separate, "separate-folds", false, "each fold pays its own preload, fill and drain")
 	f.BoolVar(&scaleSim, "scalesim", false, "count cycles as SCALE-Sim v2 (folds padded to the array, total minus 1)")
@@ -160,16 +201,22 @@ func newHWGAECmd() *cobra.Command {
 		Short: "Simulate the GAE processing elements of HEPPO (004)",
 		Long: `gae simulates PEs computing advantages and rewards-to-go for N trajectories of
 T steps with k-step lookahead (004 §III-B): one element per cycle per PE when
-the lookahead covers the feedback loop latency, bubbles otherwise.`,
-		Example: `  rlx hw gae --t 1024 --n 64 --pes 64 --lookahead 2`,
-		Args:    usageArgs(cobra.NoArgs),
+the lookahead covers the feedback loop latency, bubbles otherwise. Without
+flags it runs HEPPO's design point: 64 trajectories of 1024 timesteps
+(004 §IV-A) on 64 PEs with 2-step lookahead at 300 MHz (§V-D).`,
+		Example: `  rlx hw gae                        004's 64 trajectories of 1024 steps on 64 PEs, 2-step lookahead
+  rlx hw gae --t 16 --n 4 --pes 2 --lookahead 1   bubbles: the lookahead does not cover the loop`,
+		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkIntFlags(cmd, gaeFlags); err != nil {
+				return err
+			}
 			if err := checkFloatFlag("clock-mhz", clockMHz, floatRange{lo: 0, hi: 2000, loOpen: true}); err != nil {
 				return err
 			}
 			r, err := hw.SimulateGAE(t, n, pes, lookahead, loop)
 			if err != nil {
-				return usageError{fmt.Errorf("--t %d --n %d --pes %d --lookahead %d: %w", t, n, pes, lookahead, err)}
+				return usageError{fmt.Errorf("--t %d --n %d --pes %d --lookahead %d --loop-latency %d: %w", t, n, pes, lookahead, loop, err)}
 			}
 			sec := float64(r.Cycles) / (clockMHz * 1e6)
 			out := cmd.OutOrStdout()
@@ -197,10 +244,12 @@ the lookahead covers the feedback loop latency, bubbles otherwise.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&t, "t", 0, "T: trajectory length")
-	f.IntVar(&n, "n", 0, "N: trajectories")
-	f.IntVar(&pes, "pes", 1, "processing elements")
-	f.IntVar(&lookahead, "lookahead", 2, "k of the k-step lookahead")
+	// The defaults are HEPPO's design point (004 §IV-A, §V-D): 64
+	// trajectories of 1024 timesteps on 64 PEs with 2-step lookahead.
+	f.IntVar(&t, "t", 1024, "T: trajectory length; default 004's 1024 timesteps (§IV-A)")
+	f.IntVar(&n, "n", 64, "N: trajectories; default 004's 64 (§IV-A)")
+	f.IntVar(&pes, "pes", 64, "processing elements; default 004's 64 (§V-D1)")
+	f.IntVar(&lookahead, "lookahead", 2, "k of the k-step lookahead; default 004's 2 (§V-D1)")
 	f.IntVar(&loop, "loop-latency", 2, "feedback loop latency in cycles (004: 2 at 300 MHz)")
 	f.Float64Var(&clockMHz, "clock-mhz", 300, "PE clock (004: 300 MHz)")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+hwGAESchema+")")

@@ -165,3 +165,95 @@ func TestHWGAEClockNotANumber(t *testing.T) {
 		}
 	}
 }
+
+// TestHWDefaults: without flags, rlx hw systolic and rlx hw gae run the
+// papers' design points their help names.
+func TestHWDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hw", "systolic"}, "GEMM M=64 K=64 N=64 on 16x16 NS"},
+		{[]string{"hw", "gae"}, "GAE T=1024 N=64 on 64 PEs, 2-step lookahead"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), tt.args, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, stdout:\n%s\nwant exit 0 and %q", tt.args, code, stderr.String(), stdout.String(), tt.want)
+		}
+	}
+}
+
+// TestHWErrorsNameTheFlag: a value out of range is refused naming the flag
+// as typed, not the model's letter for it (003 Eq. 5's a is --n).
+func TestHWErrorsNameTheFlag(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"hw", "systolic", "--n", "0"}, "--n 0 is out of range: it must be 1..4194304"},
+		{[]string{"hw", "systolic", "--m", "-3"}, "--m -3 is out of range"},
+		{[]string{"hw", "systolic", "--p", "2048"}, "--p 2048 is out of range: it must be 1..1024"},
+		{[]string{"hw", "gae", "--pes", "0"}, "--pes 0 is out of range: it must be 1..65536"},
+		{[]string{"hw", "gae", "--loop-latency", "65"}, "--loop-latency 65 is out of range: it must be 1..64"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), tt.args, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "dimension") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr.String(), tt.want)
+		}
+	}
+}
+
+// TestHWFlagRangesAreTheModels: the flags' ranges are exactly what
+// hw.CheckSystolic and hw.GAECycles accept, each flag alone at its ends
+// and one past them.
+func TestHWFlagRangesAreTheModels(t *testing.T) {
+	systolic := func(name string, v int) error {
+		d, p := hw.GEMMDims{A: 1, B: 1, C: 1}, 1
+		switch name {
+		case "m":
+			d.C = v
+		case "k":
+			d.B = v
+		case "n":
+			d.A = v
+		case "p":
+			p = v
+		default:
+			t.Fatalf("no flag --%s in the test", name)
+		}
+		return hw.CheckSystolic(d, p)
+	}
+	gae := func(name string, v int) error {
+		a := map[string]int{"t": 1, "n": 1, "pes": 1, "lookahead": 1, "loop-latency": 1}
+		if _, ok := a[name]; !ok {
+			t.Fatalf("no flag --%s in the test", name)
+		}
+		a[name] = v
+		_, err := hw.GAECycles(a["t"], a["n"], a["pes"], a["lookahead"], a["loop-latency"])
+		return err
+	}
+	for _, tt := range []struct {
+		flags []intFlag
+		check func(string, int) error
+	}{{systolicFlags, systolic}, {gaeFlags, gae}} {
+		for _, f := range tt.flags {
+			for v, ok := range map[int]bool{f.lo - 1: false, f.lo: true, f.hi: true, f.hi + 1: false} {
+				if err := tt.check(f.name, v); (err == nil) != ok {
+					t.Errorf("--%s %d: the flag's range %d..%d says %v, the model says %v", f.name, v, f.lo, f.hi, ok, err)
+				}
+			}
+		}
+	}
+}
+
+// TestHWSystolicTooManyMACs: three dimensions at their limit make 2^66
+// MACs, which overflowed the model's int64 count, passed its 2^40 bound
+// and simulated for hours; they are refused at once.
+func TestHWSystolicTooManyMACs(t *testing.T) {
+	const max = "4194304"
+	code, _, stderr := runWithin(t, "hw", "systolic", "--m", max, "--k", max, "--n", max)
+	if code != exitUsage || !strings.Contains(stderr, "at most 2^40") || !strings.Contains(stderr, "--m 4194304 --k 4194304 --n 4194304") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the flags and the 2^40 bound", code, stderr)
+	}
+}

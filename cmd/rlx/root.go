@@ -193,7 +193,19 @@ README.md.`,
 			opt := batchOptions{out: out, asJSON: asJSON, progress: progressEvery, quick: quick}
 			switch {
 			case !batch:
-				return explore(cmd.Context(), p, override)
+				// The picker lists what rlx presets lists. findPreset
+				// warned of the files it skipped; with --config it did
+				// not run.
+				var set engine.PresetSet
+				if config != "" {
+					set, err = loadPresets(presetDirs, cmd.ErrOrStderr())
+				} else {
+					set, err = engine.LoadPresets(presetSearchDirs(presetDirs)...)
+				}
+				if err != nil {
+					return usageError{err}
+				}
+				return explore(cmd.Context(), p, override, set.Presets, out)
 			case p.Kind == engine.KindRun:
 				return runBatch(cmd.Context(), override(p.Run), opt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			default:
@@ -201,6 +213,8 @@ README.md.`,
 			}
 		},
 	}
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -211,7 +225,7 @@ README.md.`,
 	f.StringVar(&preset, "preset", "", "the `name` of the preset to run (rlx presets lists them)")
 	f.StringVar(&config, "config", "", "a run configuration YAML file")
 	f.StringSliceVar(&presetDirs, "presets", nil, "directories of your own presets (*.yaml), after your presets directory (rlx presets --help)")
-	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots (a walkthrough or experiment: a directory per step, steps.json and README.md)")
+	f.StringVar(&out, "out", "rlx-out", "--batch: directory for run.json, metrics.csv and the plots (a walkthrough or experiment: a directory per step, steps.json and README.md); the explorer: the directory its exports (e) go in, a new one per export")
 	f.Int64Var(&steps, "steps", 0, "environment steps to run (overrides the preset; 0 for no limit)")
 	f.DurationVar(&duration, "duration", 0, "host time to run (overrides the preset; 0 for no limit)")
 	f.Uint64Var(&seed, "seed", 0, "random seed (overrides the preset)")

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +194,37 @@ func TestBadUserPresetFiles(t *testing.T) {
 	}
 	if _, stdout, stderr := runWithin(t, "presets", "-v"); strings.ContainsAny(stdout+stderr, "\x1b\a") {
 		t.Errorf("rlx presets -v printed a control character:\n%q", stdout+stderr)
+	}
+}
+
+// TestVersion: rlx --version prints one line, rlx, the module version, the
+// revision and the Go release, and exits 0. A test binary embeds no
+// commit, as go run does not.
+func TestVersion(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	line, rest, _ := strings.Cut(stdout.String(), "\n")
+	if rest != "" || !strings.HasPrefix(line, "rlx ") || !strings.HasSuffix(line, " "+runtime.Version()) ||
+		!strings.Contains(line, " revision unknown ") {
+		t.Errorf("rlx --version printed %q; want one line: rlx VERSION REVISION %s", stdout.String(), runtime.Version())
+	}
+}
+
+func TestBuildRevision(t *testing.T) {
+	const commit = "fde1c84a01b2c3d4e5f60718293a4b5c6d7e8f90"
+	for _, tt := range []struct {
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{nil, "revision unknown"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: commit}, {Key: "vcs.modified", Value: "false"}}, "fde1c84a01b2"},
+		{[]debug.BuildSetting{{Key: "vcs.modified", Value: "true"}, {Key: "vcs.revision", Value: commit}}, "fde1c84a01b2+modified"},
+		{[]debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}, "abc"},
+	} {
+		if got := buildRevision(tt.settings); got != tt.want {
+			t.Errorf("buildRevision(%v) = %q, want %q", tt.settings, got, tt.want)
+		}
 	}
 }
