@@ -8,8 +8,8 @@ import (
 )
 
 // Mapping is the device mapping a run asks for: auto asks the design-space
-// exploration (000 §VI; for PPO the fastest device for the learner and for
-// GAE), a fixed hw.Mapping is set by hand. Its text form, in YAML, JSON and
+// exploration (000 §VI; for PPO the mapping whose whole iteration the model
+// predicts shortest, sim.PPO.Auto), a fixed hw.Mapping is set by hand. Its text form, in YAML, JSON and
 // on the command line, is "auto" or the letters, e.g. "G-F-G" (off-policy
 // Learner-RMM-Storage, PPO Learner-GAE-Storage).
 //

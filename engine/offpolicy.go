@@ -102,33 +102,50 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := hw.Workload{
-		Name: cfg.Env + "/" + string(cfg.Algo), Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
-		Actors: cfg.Actors, Depth: cfg.Depth, DataPointBytes: hw.TransitionBytes(spec.Obs.Dim(), spec.Act.Dim()),
-		EnvStepUS: envStepUS(spec.StepCost, cfg.Env),
-		// The batches sampled ahead wait in the Data Queue (000 Fig. 7).
-		DataQueue: cfg.Depth,
-		// The actors feed the learner at the run's update interval, so
-		// the exploration charges them too: the live clock runs them.
-		EnvStepsPerStep: rc.UpdateInterval,
-	}
-	su.step.Apply(&w)
-	pl, err := sim.Place(p, w)
-	if err != nil {
-		return nil, err
-	}
-	if d.clock, err = sim.NewOffPolicy(pl); err != nil {
+	if d.clock, err = newOffPolicyClock(p, su.workload(cfg), cfg.Mapping); err != nil {
 		return nil, err
 	}
 	// The clock samples each batch when the data its step needs is
 	// stored, as the runtime does.
 	d.clock.Schedule(rc.LearningStarts, rc.UpdateInterval)
-	if err := remapOffPolicy(d.clock, cfg.Mapping); err != nil {
-		return nil, err
-	}
-	d.view = placementView(pl, cfg.Mapping)
+	d.view = placementView(d.clock.Placement(), cfg.Mapping)
 	d.detail = pipelineViews(d.clock.Pipelines())
 	return d, nil
+}
+
+// workload describes the run of cfg to the simulated platform: its sizes,
+// its actors and the passes of the learner's networks.
+func (su *offPolicySetup) workload(cfg Config) hw.Workload {
+	w := hw.Workload{
+		Name: cfg.Env + "/" + string(cfg.Algo), Batch: cfg.Batch, Capacity: max(2, cfg.Capacity), Fanout: cfg.Fanout,
+		Actors: cfg.Actors, Depth: cfg.Depth, DataPointBytes: hw.TransitionBytes(su.spec.Obs.Dim(), su.spec.Act.Dim()),
+		EnvStepUS: envStepUS(su.spec.StepCost, cfg.Env),
+		// The batches sampled ahead wait in the Data Queue (000 Fig. 7).
+		DataQueue: cfg.Depth,
+		// The actors feed the learner at the run's update interval, so
+		// the exploration charges them too: the live clock runs them.
+		EnvStepsPerStep: su.rc.UpdateInterval,
+	}
+	su.step.Apply(&w)
+	return w
+}
+
+// newOffPolicyClock explores workload w on platform p and returns the
+// simulated clock on the mapping requested: what a run starts on and what
+// Predict shows, so that the two cannot differ.
+func newOffPolicyClock(p *hw.Platform, w hw.Workload, requested Mapping) (*sim.OffPolicy, error) {
+	pl, err := sim.Place(p, w)
+	if err != nil {
+		return nil, err
+	}
+	clock, err := sim.NewOffPolicy(pl)
+	if err != nil {
+		return nil, err
+	}
+	if err := remapOffPolicy(clock, requested); err != nil {
+		return nil, err
+	}
+	return clock, nil
 }
 
 // Observe charges the runtime's primitives to the simulated platform. It
@@ -268,32 +285,13 @@ func (d *offPolicyDriver) queueStats(qs []runtime.QueueStats) []QueueStat {
 	return out
 }
 
-// treeView reads the top of bank 0's sum tree and a sampling walk for a
-// fresh random target, with the path the sampled leaf's priority update
-// will recompute.
+// treeView reads bank 0's sum tree (readTreeView) with a walk for a fresh
+// random target.
 func (d *offPolicyDriver) treeView() TreeView {
 	var v TreeView
-	d.rrun.Buffer(0).ReadTree(func(t *sumtree.Tree) {
-		v.Fanout, v.Height = t.Fanout(), t.Height()
-		for lv := range min(MaxTreeLevels, t.Height()) {
-			n := t.LevelLen(lv)
-			v.LevelLen = append(v.LevelLen, n)
-			vals := t.Level(nil, lv)
-			v.Levels = append(v.Levels, vals[:min(len(vals), MaxTreeNodes)])
-		}
-		if t.Total() == 0 {
-			v.Walk = Walk{Leaf: -1}
-			return
-		}
-		p := t.Trace(d.rng.Float64() * t.Total())
-		v.Walk = Walk{U: p.U, Total: p.Total, Leaf: p.Leaf}
-		for _, st := range p.Steps {
-			v.Walk.Steps = append(v.Walk.Steps, WalkStep(st))
-		}
-		if p.Leaf >= 0 {
-			v.UpdateLeaf = p.Leaf
-			v.Update = t.Ancestors(nil, p.Leaf)
-		}
+	buf := d.rrun.Buffer(0)
+	buf.ReadTree(func(t *sumtree.Tree) {
+		v = readTreeView(t, buf.Len(), d.rng.Float64())
 	})
 	return v
 }

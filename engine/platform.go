@@ -233,30 +233,68 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 			RMMSec:     r.Table.Seconds[dse.RMM][k],
 		})
 	}
-	for _, ev := range r.Evals {
-		v.All = append(v.All, MappingGPS{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck,
-			Watts: ev.Watts, GPSPerWatt: ev.GPSPerWatt})
+	row := func(ev dse.Eval) MappingGPS {
+		return MappingGPS{Mapping: ev.Mapping.String(), GPS: ev.GPS, Bottleneck: ev.Bottleneck,
+			Watts: ev.Watts, GPSPerWatt: ev.GPSPerWatt}
 	}
-	sortMappings(v.All)
+	for _, ev := range r.Evals {
+		v.All = append(v.All, row(ev))
+	}
+	listMappings(&v, row(pl.Eval))
 	if d := r.Arch.Design(); d != nil {
 		if d.Learner != nil {
 			v.FPGA.DP, v.FPGA.PI = d.Learner.DP, d.Learner.PI
 		}
 		v.FPGA.S = d.RMM.S
 	}
-	switch {
-	case !requested.Auto():
-		v.Note = "mapping set by hand"
-	case r.Decision.PrunedGPU:
-		v.Note = "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)"
-	case r.Decision.Tie != "":
-		v.Note = r.Decision.Tie
+	var notes []string
+	if !requested.Auto() {
+		notes = append(notes, "mapping set by hand")
 	}
+	if requested.Auto() && r.Decision.PrunedGPU {
+		notes = append(notes, "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)")
+	}
+	if requested.Auto() && r.Decision.Tie != "" {
+		notes = append(notes, r.Decision.Tie)
+	}
+	if requested.Auto() {
+		notes = append(notes, fasterThanAuto(v, "Algorithm 3 maps by the table (000 Eq. 3)", "the dependency chain and the transfers")...)
+	}
+	v.Note = strings.Join(notes, "; ")
 	return v
 }
 
-// sortMappings orders mappings by GPS, best first, keeping the order of
-// equal ones.
-func sortMappings(m []MappingGPS) {
-	slices.SortStableFunc(m, func(a, b MappingGPS) int { return cmp.Compare(b.GPS, a.GPS) })
+// listMappings finishes v.All: the running mapping gets a row even when
+// the exploration lists none for it (one set by hand whose storage is on
+// another device than the list's), and the rows are sorted by their
+// prediction, best first, the running mapping first among equal ones, so
+// that a tie reads as a tie and never as a faster rival.
+func listMappings(v *MappingView, running MappingGPS) {
+	if !slices.ContainsFunc(v.All, func(m MappingGPS) bool { return m.Mapping == running.Mapping }) {
+		v.All = append(v.All, running)
+	}
+	slices.SortStableFunc(v.All, func(a, b MappingGPS) int {
+		if c := cmp.Compare(b.GPS, a.GPS); c != 0 {
+			return c
+		}
+		switch {
+		case a.Mapping == v.Chosen:
+			return -1
+		case b.Mapping == v.Chosen:
+			return 1
+		}
+		return 0
+	})
+}
+
+// fasterThanAuto explains, when the mapping auto chose is not the fastest
+// of v.All, why: rule is how auto chooses, whole what the prediction
+// counts that the rule does not. It returns nothing when auto's choice is
+// the fastest or ties it (listMappings puts it first among equals).
+func fasterThanAuto(v MappingView, rule, whole string) []string {
+	if len(v.All) == 0 || v.All[0].Mapping == v.Chosen || v.PredictedGPS <= 0 {
+		return nil
+	}
+	best := v.All[0]
+	return []string{fmt.Sprintf("%s; with %s %s is predicted ×%.4g faster", rule, whole, best.Mapping, best.GPS/v.PredictedGPS)}
 }

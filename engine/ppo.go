@@ -51,14 +51,39 @@ func newPPODriver(cfg Config) (*ppoDriver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.clock, err = sim.NewPPO(p, ppoIteration(cfg, tr)); err != nil {
+	if d.clock, err = newPPOClock(p, ppoIteration(cfg, tr), cfg.Mapping); err != nil {
 		return nil, err
 	}
-	if err := d.remap(cfg.Mapping); err != nil {
-		return nil, err
-	}
+	d.view = ppoMappingView(d.clock, cfg.Mapping)
+	d.detail = pipelineViews(d.clock.Pipelines())
 	tr.SetObserver(d)
 	return d, nil
+}
+
+// newPPOClock returns the simulated clock of PPO iterations it on
+// platform p, on the mapping requested: what a run starts on and what
+// Predict shows, so that the two cannot differ.
+func newPPOClock(p *hw.Platform, it sim.PPOIteration, requested Mapping) (*sim.PPO, error) {
+	clock, err := sim.NewPPO(p, it)
+	if err != nil {
+		return nil, err
+	}
+	if err := remapPPO(clock, requested); err != nil {
+		return nil, err
+	}
+	return clock, nil
+}
+
+// remapPPO moves a PPO clock to the mapping requested: auto is sim.PPO.Auto's.
+func remapPPO(clock *sim.PPO, requested Mapping) error {
+	m, fixed := requested.Fixed()
+	if !fixed {
+		m = clock.Auto()
+	}
+	if err := clock.Remap(m); err != nil {
+		return mappingError(requested, err)
+	}
+	return nil
 }
 
 // ppoIteration describes the trainer's iterations to the simulated clock:
@@ -193,15 +218,10 @@ func (d *ppoDriver) charge(e ppo.Event) {
 }
 
 // remap selects the devices of the mapping requested, from the next
-// primitive on: auto takes the fastest device for each of the learner and
-// GAE, with the storage on the learner's.
+// primitive on (remapPPO).
 func (d *ppoDriver) remap(requested Mapping) error {
-	m, fixed := requested.Fixed()
-	if !fixed {
-		m = d.clock.Auto()
-	}
-	if err := d.clock.Remap(m); err != nil {
-		return mappingError(requested, err)
+	if err := remapPPO(d.clock, requested); err != nil {
+		return err
 	}
 	d.view = ppoMappingView(d.clock, requested)
 	d.detail = pipelineViews(d.clock.Pipelines())
@@ -262,8 +282,8 @@ func ppoMappingView(s *sim.PPO, requested Mapping) MappingView {
 			v.All = append(v.All, MappingGPS{Mapping: m.String(), GPS: samples / s.IterationSeconds(m), Bottleneck: s.Bound(m)})
 		}
 	}
-	sortMappings(v.All)
 	v.PredictedGPS = samples / s.IterationSeconds(s.Mapping())
+	listMappings(&v, MappingGPS{Mapping: v.Chosen, GPS: v.PredictedGPS, Bottleneck: v.Bottleneck})
 	if len(v.All) > 1 {
 		for _, m := range v.All {
 			if m.Mapping != v.Chosen {

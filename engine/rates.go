@@ -136,24 +136,71 @@ func rates(a, b Counters, dt float64, ppo bool) Rates {
 }
 
 // add appends a point of s to the history, dropping the oldest beyond
-// MaxHistory.
+// MaxHistory, and notes a change of the running mapping.
 func (h *History) add(s *Snapshot) {
-	rate := func(r Rates) float64 {
-		if s.Config.Algo.OnPolicy() {
+	ppo := s.Config.Algo.OnPolicy()
+	rate := func(r Rates, steps int64, spans bool) float64 {
+		if !spans || steps == 0 {
+			return math.NaN()
+		}
+		if ppo {
 			return r.IPS
 		}
 		return r.GPS
+	}
+	// The history starts with the run, as the rate window does, so its
+	// last rateSpan-1 points and s are the window's: the host rate spans
+	// time from the second point on; the simulated one where the time it
+	// divides by moved across the window (it stands still while the host
+	// is slow to finish a step, and a remap can take seconds of host time)
+	// from a step's end (off-policy, a window from before the first step
+	// would divide by the time from 0, where no step ended).
+	simEnd := s.SimGradEnd
+	if ppo {
+		simEnd = s.SimElapsed
+	}
+	n := len(h.simEnd)
+	hostSpans := n > 0
+	simSpans := false
+	if n > 0 {
+		from := h.simEnd[max(n-(rateSpan-1), 0)]
+		simSpans = simEnd > from && (ppo || from > 0)
+	}
+	// PPO's IPS is over whole iterations (003 §5.3.1): none before the
+	// first ends.
+	hostSteps, simSteps := s.Counters.GradSteps, s.SimGradSteps
+	if ppo {
+		hostSteps, simSteps = s.Counters.Iterations, s.Counters.Iterations
 	}
 	ret := math.NaN()
 	if s.Counters.Episodes > 0 {
 		ret = s.Learning.Mean100
 	}
+	pred := s.Mapping.PredictedGPS
+	if !(pred > 0) || math.IsInf(pred, 1) {
+		pred = math.NaN()
+	}
+	now := s.Mapping.Chosen
+	if now != "" && h.mapping != "" && now != h.mapping {
+		h.Switches = append(h.Switches, MappingSwitch{SimTime: s.SimElapsed, HostTime: s.HostElapsed.Seconds(), From: h.mapping, To: now})
+	}
+	if now != "" {
+		h.mapping = now
+	}
 	h.HostTime = push(h.HostTime, s.HostElapsed.Seconds())
 	h.SimTime = push(h.SimTime, s.SimElapsed)
-	h.HostRate = push(h.HostRate, rate(s.Host))
-	h.SimRate = push(h.SimRate, rate(s.Sim))
+	h.HostRate = push(h.HostRate, rate(s.Host, hostSteps, hostSpans))
+	h.SimRate = push(h.SimRate, rate(s.Sim, simSteps, simSpans))
+	h.simEnd = push(h.simEnd, simEnd)
+	h.Predicted = push(h.Predicted, pred)
 	h.Steps = push(h.Steps, float64(s.Counters.EnvSteps))
 	h.Return = push(h.Return, ret)
+	// Keep the switches the window shows.
+	drop := 0
+	for drop < len(h.Switches) && h.Switches[drop].SimTime < h.SimTime[0] {
+		drop++
+	}
+	h.Switches = h.Switches[drop:]
 }
 
 func push(s []float64, v float64) []float64 {
@@ -169,6 +216,8 @@ func (h *History) clone() History {
 	return History{
 		HostTime: slices.Clone(h.HostTime), SimTime: slices.Clone(h.SimTime),
 		HostRate: slices.Clone(h.HostRate), SimRate: slices.Clone(h.SimRate),
-		Steps: slices.Clone(h.Steps), Return: slices.Clone(h.Return),
+		Predicted: slices.Clone(h.Predicted), Steps: slices.Clone(h.Steps),
+		Return: slices.Clone(h.Return), Switches: slices.Clone(h.Switches),
+		mapping: h.mapping, simEnd: slices.Clone(h.simEnd),
 	}
 }

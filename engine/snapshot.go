@@ -142,17 +142,34 @@ type QueueStat struct {
 	OutPerSec float64
 }
 
-// TreeView is what the sum-tree pane draws: the top levels of the tree, the
-// latest prefix-sum walk and the latest priority-update path.
+// TreeView is what the sum-tree pane draws: the top levels of the part of
+// the tree that holds the priorities, the latest prefix-sum walk and the
+// latest priority-update path.
+//
+// A buffer that is mostly empty fills a few leaves at the left of a large
+// tree: its top levels are then single nodes holding all the mass, and every
+// walk takes their first child. Levels therefore start at the root of the
+// smallest subtree holding every leaf of positive priority (RootLevel,
+// RootNode), which is the whole tree's root once the filled leaves span
+// more than one child of it (a full buffer always does).
 type TreeView struct {
 	Fanout int
-	Height int
-	// Levels holds the values of the top levels, root first, at most
-	// MaxTreeLevels levels and MaxTreeNodes nodes per level (a level with
-	// more nodes is cut, and LevelLen tells its true length).
-	Levels   [][]float64
-	LevelLen []int
-	Walk     Walk
+	Height int // levels of the whole tree, root and leaves: L0 … L(Height-1)
+	Leaves int // the tree's leaves (the replay capacity of its bank)
+	Filled int // leaves holding a transition
+	// RootLevel and RootNode locate the subtree Levels draws: its root is
+	// node RootNode of tree level RootLevel. Every leaf of positive priority
+	// lies below it, so its value is the whole tree's total.
+	RootLevel, RootNode int
+	// Levels holds the values of the subtree's top levels, its root first:
+	// Levels[i] is tree level RootLevel+i, from node LevelFirst[i] on. At
+	// most MaxTreeLevels levels and MaxTreeNodes nodes per level (a level
+	// with more nodes is cut, and LevelLen tells how many the subtree has
+	// on it).
+	Levels     [][]float64
+	LevelLen   []int
+	LevelFirst []int
+	Walk       Walk
 	// Update is the path a priority update of leaf UpdateLeaf recomputed:
 	// the node index at each level, leaf first, root last.
 	UpdateLeaf int
@@ -185,7 +202,9 @@ type WalkStep struct {
 }
 
 // DeviceView is the recent activity of one simulated device or link: each
-// stage's busy intervals over the window [From, To) of simulated time.
+// stage's occupancy over the window [From, To) of simulated time. The live
+// views hold the devices the mapping uses, and one an earlier mapping used
+// while its work is in the window.
 type DeviceView struct {
 	Name   string // "CPU", "GPU", "FPGA", "PCIe CPU-GPU", ...
 	From   float64
@@ -217,11 +236,20 @@ func (b Busiest) String() string {
 
 // StageView is one pipeline stage or functional unit of a device (the
 // learner pipeline's stages, an RMM sampler bank, the systolic array, a GAE
-// PE, the actors, a link direction).
+// PE, the actors, a link direction). NewStageView builds one from busy
+// intervals.
 type StageView struct {
-	Name        string
-	Busy        []Interval // sorted, disjoint, clipped to the window
-	Utilization float64    // busy fraction of the window, 0..1
+	Name string
+	// Occupancy is the busy fraction, 0..1, of each of OccupancyBins equal
+	// bins of the device's window, oldest first: the busy time inside the
+	// bin over its width, exact however short and many the busy intervals
+	// (an interval across bin edges counts in each bin for its part). For
+	// a group of identical units, such as "actors (16)", it is the mean
+	// of theirs. Empty when the window is.
+	Occupancy []float64
+	// Utilization is the busy fraction of the whole window, 0..1: the mean
+	// of Occupancy.
+	Utilization float64
 }
 
 // Interval is [Start, End) in simulated seconds.
@@ -300,13 +328,39 @@ type FPGAParams struct {
 
 // History holds the recent series the charts draw, oldest first, one point
 // per snapshot, at most MaxHistory points.
+//
+// A rate is NaN where there is none to measure: before the first gradient
+// step on its clock (off-policy), before the first whole iteration (PPO),
+// at the first snapshot, whose window spans no time, and on the simulated
+// clock while that clock stands still across the window (the host is slow
+// to finish a step). A 0 there would be drawn as a measured rate of 0 and
+// read as the series' minimum.
 type History struct {
 	HostTime []float64 // seconds of host time at each point
 	SimTime  []float64 // seconds of simulated time
-	HostRate []float64 // host GPS (off-policy) or IPS (PPO)
+	HostRate []float64 // host GPS (off-policy) or IPS (PPO); NaN where none
 	SimRate  []float64 // the same on the simulated clock
-	Steps    []float64 // environment steps at each point
-	Return   []float64 // mean of the last 100 episode returns (NaN before the first)
+	// Predicted is what the design-space exploration predicted for the
+	// mapping running at each point, in SimRate's unit (MappingView.Unit);
+	// NaN where there is no prediction.
+	Predicted []float64
+	Steps     []float64 // environment steps at each point
+	Return    []float64 // mean of the last 100 episode returns (NaN before the first)
+	// Switches are the changes of mapping at or after the first point,
+	// oldest first.
+	Switches []MappingSwitch
+
+	mapping string    // the mapping running at the latest point
+	simEnd  []float64 // what the sim rate at each point divides up to: SimGradEnd (PPO: SimElapsed)
+}
+
+// MappingSwitch is a change of the running mapping, at the first snapshot
+// taken after it: from then on the run charges its primitives to the new
+// devices.
+type MappingSwitch struct {
+	SimTime  float64 // simulated seconds since the run started
+	HostTime float64 // host seconds since the run started, pauses excluded
+	From, To string  // the mappings, Learner-RMM-Storage (PPO: Learner-GAE-Storage)
 }
 
 // MaxHistory bounds History.

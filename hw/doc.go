@@ -33,6 +33,14 @@
 // SCALE-Sim v2's per-fold count), and the GAE
 // processing elements with k-step lookahead (SimulateGAE, 004).
 //
+// What-if edits: Knobs are the device parameters an editor may change
+// (PCIe bandwidth and latency, GPU launch latency, peak and memory
+// bandwidth, FPGA clock, SLRs and memory bandwidth, CPU cores, peak and
+// memory bandwidth), each at its YAML path and within a range real
+// hardware spans; EditedYAML writes an edited platform back into the file
+// it came from, rewriting the changed values in place and keeping every
+// other comment.
+//
 // Invariants: every Timeline interval lies in [0, Cycles), except in
 // SimulateGEMM's ScaleSim mode, whose Cycles is SCALE-Sim's report (the
 // index of the last cycle, one less than the count); streamed GEMM

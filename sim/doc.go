@@ -22,8 +22,12 @@
 //
 // Each unit (a device's learner, RMM or storage, an actor core, a PCIe
 // link) does one thing at a time: work starts when its input is ready and
-// the unit is free, so work on different units overlaps. Charging a
-// primitive is O(1) and allocates nothing; Traces is O(units x 1024).
+// the unit is free, so work on different units overlaps; an RMM on the
+// learner's GPU shares the GPU's time with it (000 §VI-B) but keeps a
+// trace of its own. The traces cover the units the mapping uses, and a
+// unit an earlier mapping used only while its work is in the window.
+// Charging a primitive is O(1) and allocates nothing; Traces is
+// O(units x 1024).
 //
 // Nothing here is safe for concurrent use; the engine serializes calls.
 //

@@ -28,7 +28,7 @@ type OffPolicy struct {
 	depth int
 	units platformUnits
 
-	learner, rmm, storage *unit // the rmm is the learner's unit when both are on the GPU
+	learner, rmm, storage *unit // an RMM on the learner's GPU shares its time (unit.shares)
 
 	// Rings of D entries, indexed by step modulo D: when step j's priority
 	// update ended, and when the rows of the batch sampled for step j are
@@ -186,13 +186,19 @@ func (s *OffPolicy) costsOf(m hw.Mapping) (stepCosts, error) {
 func (s *OffPolicy) use(m hw.Mapping, c stepCosts) {
 	s.costs = c
 	s.learner = s.units.get(m.Learner, "learner")
+	s.rmm = s.units.get(m.RMM, "RMM")
+	s.rmm.shares = nil
 	if m.RMM == m.Learner && m.RMM == hw.GPU {
-		// 000 §VI-B: the RMM and the learner share the GPU.
-		s.rmm = s.learner
-	} else {
-		s.rmm = s.units.get(m.RMM, "RMM")
+		// 000 §VI-B: the RMM and the learner share the GPU, one
+		// kernel at a time; the RMM's work is still its own.
+		s.rmm.shares = s.learner
 	}
 	s.storage = s.units.get(m.Storage, "storage")
+	transfers := [][2]hw.Kind{{hw.CPU, m.Storage}} // the actors' data
+	for _, x := range c.crossings {
+		transfers = append(transfers, [2]hw.Kind{x.From, x.To})
+	}
+	s.units.assign([]*unit{s.learner, s.rmm, s.storage}, transfers)
 }
 
 // cross charges crossing i of the step's chain (stepCosts.crossings),
@@ -285,8 +291,10 @@ func (s *OffPolicy) Now() float64 { return max(s.lastEnd, s.inserted) }
 // traceSteps is how many gradient steps the traces cover.
 const traceSteps = 64
 
-// Traces returns every unit's trace over the window of the last traceSteps
-// gradient steps (all of the run before that many), and the window.
+// Traces returns the units' traces (platformUnits.traces: those the
+// mapping uses, and those busy in the window) over the window of the last
+// traceSteps gradient steps (all of the run before that many), and the
+// window.
 func (s *OffPolicy) Traces() (traces []Trace, from, to float64) {
 	to = s.Now()
 	if s.step >= traceSteps {

@@ -109,7 +109,7 @@ func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
 	}
 	s.tInfer = s.inference(it.Envs)
 	s.costs()
-	s.mapping = s.Auto()
+	s.use(s.Auto())
 	return s, nil
 }
 
@@ -149,9 +149,34 @@ func (s *PPO) costs() {
 	}
 }
 
-// Auto returns the mapping rlx chooses for PPO: the fastest device for
-// each of the learner and the GAE, the storage with the learner.
+// Auto returns the mapping rlx chooses for PPO: of the mappings with the
+// storage on the learner's device, the one whose iteration the model
+// predicts shortest (IterationSeconds: the rollout, the transfers, the
+// GAE and the updates), and among equal ones the one on fewer devices.
+// The fastest device for each phase alone may lose to it on the transfers
+// its placement adds. With no mapping feasible it is the fastest device
+// for each phase, which Remap then refuses, saying why.
 func (s *PPO) Auto() hw.Mapping {
+	best, found := s.fastestPerPhase(), false
+	var bestS float64
+	for _, l := range hw.Kinds {
+		for _, g := range hw.Kinds {
+			m := hw.Mapping{Learner: l, RMM: g, Storage: l}
+			if s.Feasible(m) != nil {
+				continue
+			}
+			t := s.IterationSeconds(m)
+			if !found || t < bestS || t == bestS && m.DeviceCount() < best.DeviceCount() {
+				best, bestS, found = m, t, true
+			}
+		}
+	}
+	return best
+}
+
+// fastestPerPhase is the fastest device for each of the learner and the
+// GAE, the storage with the learner.
+func (s *PPO) fastestPerPhase() hw.Mapping {
 	fastest := func(t [hw.NumKinds]float64) hw.Kind {
 		best := hw.CPU
 		for _, k := range hw.Kinds {
@@ -183,8 +208,16 @@ func (s *PPO) Remap(m hw.Mapping) error {
 	if err := s.Feasible(m); err != nil {
 		return err
 	}
-	s.mapping = m
+	s.use(m)
 	return nil
+}
+
+// use charges the next primitives to m's units: the storage, the GAE and
+// the learner, and the links the rollout and the weights cross.
+func (s *PPO) use(m hw.Mapping) {
+	s.mapping = m
+	s.units.assign([]*unit{s.units.get(m.Storage, "storage"), s.units.get(m.GAE(), "GAE"), s.units.get(m.Learner, "learner")},
+		[][2]hw.Kind{{hw.CPU, m.Storage}, {m.Storage, m.GAE()}, {m.GAE(), m.Learner}, {m.Learner, hw.CPU}})
 }
 
 // Mapping returns the mapping in use.
@@ -348,8 +381,9 @@ func (s *PPO) Now() float64 {
 	return t
 }
 
-// Traces returns every unit's trace over the last four iterations, and the
-// window.
+// Traces returns the units' traces (platformUnits.traces: those the
+// mapping uses, and those busy in the window) over the last four
+// iterations, and the window.
 func (s *PPO) Traces() (traces []Trace, from, to float64) {
 	to = s.Now()
 	from = math.Max(0, to-4*math.Max(to-s.lastIter, s.IterationSeconds(s.mapping)))

@@ -31,6 +31,14 @@ type unit struct {
 	stage  string
 	free   float64
 	busy   float64 // total busy seconds
+	// shares is the unit whose device time this one shares, nil for a
+	// unit with hardware of its own: work on either waits for both (000
+	// §VI-B: an RMM on the GPU runs between the learner's kernels), and
+	// each keeps its own trace, so its work is shown as its own.
+	shares *unit
+	// used marks a unit the mapping in use charges work to; one the
+	// mapping left is traced only while its past work is in the window.
+	used bool
 	// A ring of the most recent busy intervals, merged when they touch.
 	ring [ringSize]Interval
 	head int // next write
@@ -44,6 +52,10 @@ const ringSize = 1024
 // start and end.
 func (r *unit) run(ready, dur float64) (start, end float64) {
 	start = math.Max(ready, r.free)
+	if r.shares != nil {
+		start = math.Max(start, r.shares.free)
+		r.shares.free = start + dur
+	}
 	end = start + dur
 	r.free = end
 	r.busy += dur
@@ -102,7 +114,8 @@ type unitKey struct {
 func newPlatformUnits(actors int) platformUnits {
 	u := platformUnits{devices: map[unitKey]*unit{}}
 	for i := range actors {
-		u.actors = append(u.actors, &unit{device: "CPU", stage: "actor " + strconv.Itoa(i)})
+		// Every mapping collects its data on the actors.
+		u.actors = append(u.actors, &unit{device: "CPU", stage: "actor " + strconv.Itoa(i), used: true})
 	}
 	for _, k := range []hw.Kind{hw.GPU, hw.FPGA} {
 		u.links[k] = &unit{device: "PCIe", stage: "CPU-" + k.String()}
@@ -134,18 +147,50 @@ func (u *platformUnits) transfer(a, b hw.Kind, dur, latency, ready float64) floa
 	return ready
 }
 
-// traces returns every unit's trace over [from, to): the device units in
-// order of first use, the links, then the actors.
+// assign marks the units the mapping in use charges: the device units
+// given, the links that transfers between the device pairs given cross
+// (hw.Links), and the actors, which every mapping has. The other units
+// keep their timelines, and are traced only while work they did under an
+// earlier mapping is in the window.
+func (u *platformUnits) assign(units []*unit, transfers [][2]hw.Kind) {
+	for _, r := range u.order {
+		r.used = false
+	}
+	for _, r := range u.links {
+		if r != nil {
+			r.used = false
+		}
+	}
+	for _, r := range units {
+		r.used = true
+	}
+	for _, t := range transfers {
+		for _, k := range hw.Links(t[0], t[1]) {
+			u.links[k].used = true
+		}
+	}
+}
+
+// traces returns the trace over [from, to) of every unit the mapping uses
+// and of every other unit busy in that window: the device units in order
+// of first use, the links, then the actors. A unit the mapping left and
+// whose work has left the window has no trace: no view shows a device the
+// run no longer uses.
 func (u *platformUnits) traces(from, to float64) []Trace {
 	var out []Trace
+	add := func(r *unit) {
+		if tr := r.trace(from, to); r.used || len(tr.Busy) > 0 {
+			out = append(out, tr)
+		}
+	}
 	for _, r := range u.order {
-		out = append(out, r.trace(from, to))
+		add(r)
 	}
 	for _, r := range []*unit{u.links[hw.GPU], u.links[hw.FPGA]} {
-		out = append(out, r.trace(from, to))
+		add(r)
 	}
 	for _, r := range u.actors {
-		out = append(out, r.trace(from, to))
+		add(r)
 	}
 	return out
 }

@@ -55,11 +55,12 @@ func (p *chartsPane) View() string {
 type chartSpec struct {
 	title  string // what and on which clock
 	unit   string
-	vals   []float64
+	plot   timedPlot
 	paint  paint
+	pred   string // the prediction's label beside the stats, "" without one
 	extra  string // a line under the stats (losses)
 	empty  string // said when the series has no finite point
-	banner string // shown instead of the plot (returns that mean nothing)
+	banner string // shown instead of the plot and its stats (returns that mean nothing)
 }
 
 // rateName is GPS for off-policy learners, IPS for PPO (003 §5.3.1).
@@ -70,6 +71,9 @@ func rateName(s *engine.Snapshot) string {
 	return "GPS"
 }
 
+// specs are the pane's charts. All three share one time axis, on the
+// simulated clock, so that a change of mapping falls on the same column of
+// each; each rate's title says the clock it is measured on.
 func (p *chartsPane) specs() []chartSpec {
 	s := p.snap
 	st := p.c.Styles
@@ -82,9 +86,16 @@ func (p *chartsPane) specs() []chartSpec {
 	if n := len(h.HostTime); n > 1 {
 		hostSpan = ", last " + units.Seconds(h.HostTime[n-1]-h.HostTime[0])
 	}
+	marks := make([]chartMark, len(h.Switches))
+	for i, sw := range h.Switches {
+		marks[i] = chartMark{t: sw.SimTime, label: sw.To}
+	}
+	timed := func(vals []float64) timedPlot {
+		return timedPlot{t: h.SimTime, vals: vals, marks: marks, clock: "sim"}
+	}
 	ret := chartSpec{
 		title: "episode return, mean of 100 (per snapshot)",
-		vals:  h.Return,
+		plot:  timed(h.Return),
 		paint: st.paint.returnSeries,
 		empty: "no episode has finished yet",
 	}
@@ -96,15 +107,22 @@ func (p *chartsPane) specs() []chartSpec {
 		ret.extra = "losses: " + strings.Join(parts, " · ")
 	}
 	if !s.Learning.Meaningful {
-		ret.banner = fmt.Sprintf("RETURNS MEAN NOTHING HERE: %s is a workload environment. "+
-			"It reproduces a task's sizes and costs to exercise the hardware; it does not learn. "+
-			"Read the throughput, not the return.", s.Config.Env)
+		ret.title = "episode return"
+		ret.banner = fmt.Sprintf("MEANS NOTHING HERE: %s is a workload environment, made to exercise "+
+			"the hardware; it does not learn. Read the throughput.", s.Config.Env)
+	}
+	sim := chartSpec{title: "simulated " + rn + " (sim clock" + simSpan + ")", unit: rn, plot: timed(h.SimRate),
+		paint: st.paint.simSeries, empty: "no rate measured yet"}
+	if len(h.Predicted) == len(h.SimRate) {
+		sim.plot.pred = h.Predicted
+		if _, ps := cleanSeries(h.Predicted); ps.n > 0 {
+			sim.pred = "╌ predicted " + units.SI(ps.last)
+		}
 	}
 	return []chartSpec{
-		{title: "simulated " + rn + " (sim clock" + simSpan + ")", unit: rn, vals: h.SimRate, paint: st.paint.simSeries,
-			empty: "no rate measured yet"},
-		{title: "host " + rn + " (host clock" + hostSpan + ")", unit: rn, vals: h.HostRate, paint: st.paint.hostSeries,
-			empty: "no rate measured yet"},
+		sim,
+		{title: "host " + rn + " (host clock" + hostSpan + ")", unit: rn, plot: timed(h.HostRate),
+			paint: st.paint.hostSeries, empty: "no rate measured yet"},
 		ret,
 	}
 }
@@ -134,7 +152,7 @@ func (p *chartsPane) render() string {
 	}
 	heights[rows-1] = h - h/rows*(rows-1)
 	if last := specs[len(specs)-1]; rows > 1 && len(specs)%cols == 1 && last.banner != "" {
-		need := 2 + len(strings.Split(ansi.Wrap(last.banner, max(p.w-1, 1), ""), "\n"))
+		need := 1 + len(strings.Split(ansi.Wrap(last.banner, max(p.w-1, 1), ""), "\n"))
 		if last.extra != "" {
 			need++
 		}
@@ -183,16 +201,18 @@ func chartColumns(n, w, h int) int {
 	return best
 }
 
-// chart renders one chart in w x h cells: the title, the true last/min/max,
-// then the plot or a banner.
+// chart renders one chart in w x h cells: the title, the true
+// last/min/max (and the prediction), then the plot with its time axis, or
+// a banner.
 func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 	st := p.c.Styles
-	_, stats := cleanSeries(spec.vals)
+	_, stats := cleanSeries(spec.plot.vals)
 	lines := []string{st.Strong.Render(spec.title)}
-	if stats.n > 0 {
-		lines = append(lines, st.Text.Render(fmt.Sprintf("last %s · min %s · max %s %s",
-			units.SI(stats.last), units.SI(stats.min), units.SI(stats.max), spec.unit)))
-	} else {
+	switch {
+	case spec.banner != "":
+	case stats.n > 0:
+		lines = append(lines, p.statsLine(spec, stats, w))
+	default:
 		lines = append(lines, st.Muted.Render(spec.empty))
 	}
 	if spec.extra != "" && (h >= 8 || spec.banner != "") {
@@ -212,10 +232,51 @@ func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	if g := plot(spec.vals, w, rest); g != "" {
-		for l := range strings.SplitSeq(g, "\n") {
-			lines = append(lines, spec.paint.render(l))
-		}
+	paints := [...]paint{cellSeries: spec.paint, cellPred: st.paint.muted, cellMark: newPaint(st.Warn), cellAxis: st.paint.muted}
+	for _, l := range plot(spec.plot, w, rest) {
+		lines = append(lines, paintLine(l, paints[:]))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// statsLine is the true last, min and max of a series, with the
+// prediction's label when there is one, in w cells if it can: the unit
+// goes first (the title has it), then the label shortens, then min and
+// max become a range, then the line is cut.
+func (p *chartsPane) statsLine(spec chartSpec, stats seriesStats, w int) string {
+	st := p.c.Styles
+	last, lo, hi := units.SI(stats.last), units.SI(stats.min), units.SI(stats.max)
+	short := strings.Replace(spec.pred, "predicted", "pred.", 1)
+	full := "last " + last + " · min " + lo + " · max " + hi
+	var text, pred string
+	for _, form := range [][2]string{
+		{full + " " + spec.unit, spec.pred},
+		{full, spec.pred},
+		{full, short},
+		{"last " + last + " · " + lo + "–" + hi, short},
+	} {
+		text, pred = form[0], ""
+		if form[1] != "" {
+			pred = " · " + form[1]
+		}
+		if len([]rune(text+pred)) <= w {
+			break
+		}
+	}
+	return st.Text.Render(text) + st.Muted.Render(pred)
+}
+
+// paintLine writes a plot line, one painted run per stretch of cells of
+// one class.
+func paintLine(l plotLine, paints []paint) string {
+	var b strings.Builder
+	for i := 0; i < len(l.runes); {
+		j := i
+		for j < len(l.runes) && l.class[j] == l.class[i] {
+			j++
+		}
+		paints[l.class[i]].add(&b, string(l.runes[i:j]))
+		i = j
+	}
+	return b.String()
 }

@@ -279,7 +279,8 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			waitModel(t, p, "the new run's snapshots to advance", func(s *modelState) bool {
 				return s.run == LiveRun(second) && s.seq >= 4
 			})
-			tm.Type("q")
+			// The form may still have the focus, where q types.
+			tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 			finalModel(t, tm)
 		})
 	}
@@ -330,4 +331,32 @@ func (s *safeBuffer) Bytes() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return bytes.Clone(s.b.Bytes())
+}
+
+// TestFlowPickWalkthrough picks a walkthrough from the picker in the
+// running program: / opens it, typing filters, enter starts the
+// walkthrough's first step without leaving the explorer.
+func TestFlowPickWalkthrough(t *testing.T) {
+	st := &scriptedStarter{}
+	p := probe(New(t.Context(), st.start, hopperConfig(), WithPresets(pickerPresets(t))))
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40))
+	waitOutput(t, tm, "running")
+	waitLive(t, p, st, 1)
+
+	tm.Type("/")
+	tm.Type("tour")
+	tm.Send(keyCode(tea.KeyEnter))
+	waitLive(t, p, st, 2)
+	waitModel(t, p, "the walkthrough's first step", func(s *modelState) bool {
+		return s.walkStp == 0 && s.focus == paneTitles[paneNarrative]
+	})
+	if _, cfgs := st.last(); cfgs[1] != tourPreset(t).StepConfig(0).Defaults() {
+		t.Errorf("started %+v, want the tour's first step", cfgs[1])
+	}
+	tm.Type("n")
+	waitModel(t, p, "step 2", func(s *modelState) bool { return s.walkStp == 1 })
+	tm.Type("q")
+	if m := finalModel(t, tm); m.wt == nil || m.wt.preset.Name != "hopper-dse-tour" {
+		t.Errorf("the explorer did not end in the tour walkthrough")
+	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -90,12 +91,34 @@ func TestGoldenPPO(t *testing.T) {
 
 // TestGoldenHelp shows the full help over the body.
 func TestGoldenHelp(t *testing.T) {
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	startRun(t, m, st)
-	press(m, "?")
-	out := content(m)
-	checkFrame(t, out, 120, 40)
-	golden.RequireEqual(t, out)
+	for _, sz := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			m, st := newTestModel(t, hopperConfig(), sz.w, sz.h)
+			startRun(t, m, st)
+			press(m, "?")
+			out := content(m)
+			checkFrame(t, out, sz.w, sz.h)
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+// TestGoldenPicker draws the preset picker (/) at each size, the
+// walkthrough under the cursor with its description.
+func TestGoldenPicker(t *testing.T) {
+	for _, sz := range goldenSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			st := &scriptedStarter{}
+			m := New(context.Background(), st.start, hopperConfig(), WithPresets(pickerPresets(t)))
+			m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+			startRun(t, m, st)
+			press(m, "/")
+			press(m, "down")
+			out := content(m)
+			checkFrame(t, out, sz.w, sz.h)
+			golden.RequireEqual(t, out)
+		})
+	}
 }
 
 // TestGoldenInvalidConfig opens on a config Validate refuses: nothing runs,

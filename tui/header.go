@@ -54,7 +54,13 @@ func (m *Model) header() []string {
 			cfg.Batch, cfg.Fanout, cfg.Depth, cfg.Actors)))
 	}
 	if cfg.Name != "" && m.wt == nil {
-		what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
+		// The name is the preset's only while the run is the preset's:
+		// once the form or a mapping switch changed it, say so.
+		if len(configChanges(m.origin, cfg)) == 0 {
+			what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
+		} else {
+			what = append(what, st.Warn.Render("edited")+st.Muted.Render(" from preset ")+st.Text.Render(cfg.Name))
+		}
 	}
 
 	how := []string{m.stateBadge()}

@@ -20,6 +20,8 @@ type KeyMap struct {
 	Help     key.Binding
 	Back     key.Binding
 	Quit     key.Binding
+	Presets  key.Binding // the preset picker
+	Export   key.Binding // write the run's results
 
 	// Walkthrough mode only: the next and the previous step.
 	NextStep key.Binding
@@ -33,6 +35,8 @@ type KeyMap struct {
 	Pick      key.Binding // open the list of a choice field
 	Apply     key.Binding
 	Revert    key.Binding
+	StepUp    key.Binding // + : a larger number, the next option
+	StepDown  key.Binding // - : a smaller number, the previous option
 
 	// Sum tree (when the walk is frozen: paused or over).
 	WalkPrev key.Binding
@@ -64,6 +68,8 @@ func DefaultKeyMap() *KeyMap {
 		Help:     b([]string{"?"}, "?", "help"),
 		Back:     b([]string{"esc"}, "esc", "back"),
 		Quit:     b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Presets:  b([]string{"/"}, "/", "presets"),
+		Export:   b([]string{"e"}, "e", "export results"),
 
 		NextStep: b([]string{"n"}, "n", "next step"),
 		PrevStep: b([]string{"p"}, "p", "previous step"),
@@ -75,6 +81,8 @@ func DefaultKeyMap() *KeyMap {
 		Pick:      b([]string{"enter"}, "enter", "choose from list"),
 		Apply:     b([]string{"enter", "ctrl+s"}, "enter", "apply and restart"),
 		Revert:    b([]string{"esc"}, "esc", "revert edits"),
+		StepUp:    b([]string{"+"}, "+", "step up"),
+		StepDown:  b([]string{"-"}, "-", "step down"),
 
 		WalkPrev: b([]string{"left", "h"}, "←/h", "walk level up"),
 		WalkNext: b([]string{"right", "l"}, "→/l", "walk level down"),
@@ -89,16 +97,19 @@ func DefaultKeyMap() *KeyMap {
 	}
 }
 
-// ShortHelp is the one-line help: the enabled bindings of the focused pane
-// first, then the global ones.
+// ShortHelp is the one-line help: ? and q, the enabled bindings of the
+// focused pane, then the global ones.
 func (k *KeyMap) ShortHelp() []key.Binding {
+	// Help and quit first: the line is cut at the terminal's width, and
+	// those two must always show.
 	return []key.Binding{
-		k.FieldUp, k.FieldDown, k.CyclePrev, k.Pick, k.Apply, k.Revert,
+		k.Help, k.Quit,
+		k.FieldUp, k.FieldDown, k.CyclePrev, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert,
 		k.WalkPrev, k.WalkNext,
 		k.ScrollUp, k.ScrollDown,
 		k.MapDown, k.MapSwitch, k.MapAuto,
 		k.NextStep, k.PrevStep,
-		k.Pause, k.Resume, k.NextPane, k.Zoom, k.Restart, k.Help, k.Quit,
+		k.Pause, k.Resume, k.Presets, k.NextPane, k.Zoom, k.Restart, k.Export,
 	}
 }
 
@@ -108,7 +119,7 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Zoom, k.Back, k.Help, k.Quit},
 		{k.NextStep, k.PrevStep, k.Pause, k.Resume, k.Restart},
-		{k.FieldUp, k.FieldDown, k.CyclePrev, k.Cycle, k.Pick, k.Apply, k.Revert},
+		{k.FieldUp, k.FieldDown, k.CyclePrev, k.Cycle, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert},
 		{k.WalkPrev, k.WalkNext, k.ScrollUp, k.ScrollDown},
 		{k.MapUp, k.MapDown, k.MapSwitch, k.MapAuto},
 	}
@@ -124,10 +135,15 @@ type keyState struct {
 	onChoice bool // the form cursor is on a choice field
 	onApply  bool // the form cursor is on a field that applies with enter
 	dirty    bool // the form differs from the running config
+	typing   bool // the form cursor is in a field that takes typed text (q types there)
+	canStep  bool // + and - step the form row under the cursor
+	inText   bool // the form cursor is in a free-text field (a path): every printable key types there
 	zoomed   bool
 	helpOpen bool
 	mapping  bool // the mapping pane has mappings to choose from
 	steps    bool // walkthrough mode: there are steps to move between
+	run      bool // a run exists (live or over): there are results to export
+	editing  bool // the mapping pane's devices editor is open: its keys are its own
 }
 
 // sync enables exactly the bindings that apply in st.
@@ -138,19 +154,25 @@ func (k *KeyMap) sync(st keyState) {
 
 	k.NextPane.SetEnabled(!picking)
 	k.PrevPane.SetEnabled(!picking)
-	k.Zoom.SetEnabled(!picking && !st.helpOpen)
-	k.Pause.SetEnabled(st.live && !st.paused && !picking)
-	k.Resume.SetEnabled(st.live && st.paused && !picking)
-	k.Restart.SetEnabled(!picking)
-	k.Help.SetEnabled(!picking)
+	// In a picker, and in a free-text field where every printable key
+	// types, the one-key bindings are off.
+	letters := !picking && !(form && st.inText)
+	k.Zoom.SetEnabled(letters && !st.helpOpen)
+	k.Pause.SetEnabled(st.live && !st.paused && letters)
+	k.Resume.SetEnabled(st.live && st.paused && letters)
+	k.Restart.SetEnabled(letters)
+	k.Help.SetEnabled(letters)
+	k.Presets.SetEnabled(letters && !st.helpOpen)
+	k.Export.SetEnabled(letters && !st.helpOpen && st.run)
 	// n and p move between steps from any pane, also under the help (which
-	// lists them); never in a picker, where keys belong to the list.
-	k.NextStep.SetEnabled(st.steps && !picking)
-	k.PrevStep.SetEnabled(st.steps && !picking)
+	// lists them); never where keys type.
+	k.NextStep.SetEnabled(st.steps && letters)
+	k.PrevStep.SetEnabled(st.steps && letters)
 	k.Back.SetEnabled(st.zoomed || st.helpOpen || picking)
 	k.Quit.SetEnabled(true)
-	if picking {
-		// In the picker, q is not a quit key; ctrl+c still is.
+	if picking || (form && st.typing) {
+		// In the picker and in a field being typed into, q is not a
+		// quit key; ctrl+c still is.
 		k.Quit.SetKeys("ctrl+c")
 		k.Quit.SetHelp("ctrl+c", "quit")
 	} else {
@@ -170,16 +192,22 @@ func (k *KeyMap) sync(st keyState) {
 	}
 	k.Apply.SetEnabled(form && st.onApply)
 	k.Revert.SetEnabled(form && st.dirty)
+	k.StepUp.SetEnabled(form && st.canStep)
+	k.StepDown.SetEnabled(form && st.canStep)
 
-	tree := st.focus == paneTree && !st.helpOpen
+	// The walk steps from the tree and from a walkthrough's narrative,
+	// whose steps tell the user to step it (the narrative scrolls with
+	// ↑/↓ only, so ←/→ are free there).
+	tree := (st.focus == paneTree || st.focus == paneNarrative) && !st.helpOpen
 	k.WalkPrev.SetEnabled(tree && st.frozen)
 	k.WalkNext.SetEnabled(tree && st.frozen)
 
-	pipe := (st.focus == panePipeline || st.focus == paneNarrative) && !st.helpOpen
+	// ↑/↓ scroll the pipeline, the narrative and the help over the panes.
+	pipe := (st.focus == panePipeline || st.focus == paneNarrative) || st.helpOpen
 	k.ScrollUp.SetEnabled(pipe)
 	k.ScrollDown.SetEnabled(pipe)
 
-	mp := st.focus == paneMapping && !st.helpOpen && st.mapping
+	mp := st.focus == paneMapping && !st.helpOpen && st.mapping && !st.editing
 	k.MapUp.SetEnabled(mp)
 	k.MapDown.SetEnabled(mp)
 	k.MapSwitch.SetEnabled(mp && st.live)

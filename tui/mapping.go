@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -15,9 +16,15 @@ import (
 
 // mappingPane shows the device mapping design-space exploration chose (000
 // §VI): the primitive-platform table, the chosen mapping and its predicted
-// throughput, the speedups over the second best and the worst mapping, the
-// FPGA parameters and every mapping with its predicted GPS. Selecting a
-// mapping and pressing enter switches the live run to it.
+// throughput (the model's) beside the live rate and busiest unit, the
+// speedups over the second best and the worst mapping (or the mappings it
+// ties with), the FPGA parameters and every mapping with its prediction.
+// Selecting a mapping and pressing enter switches the live run to it.
+//
+// Two other views share the pane: a preview of a configuration not
+// running (Preview, from the config form), and the devices editor (d), a
+// what-if on the run's platform whose prediction follows every edit while
+// the live run goes on unchanged.
 type mappingPane struct {
 	c    *common
 	w, h int
@@ -29,7 +36,16 @@ type mappingPane struct {
 	status  string
 	bad     bool // status is an error
 
-	view viewCache[mappingKey]
+	keys    mappingKeys
+	editor  *devicesEditor   // the devices editor, nil when closed
+	preview *mappingPreview  // a configuration not running, nil when none
+	pred    engine.Predictor // previews' workload, kept while only the platform changes
+	version uint64           // bumps with every change of the editor or the preview
+
+	// lineRow maps each line of the last rendering to the row it shows (a
+	// mapping of the list, or a parameter of the editor), -1 for others.
+	lineRow []int
+	view    viewCache[mappingKey]
 }
 
 type mappingKey struct {
@@ -39,12 +55,49 @@ type mappingKey struct {
 	focused    bool
 	status     string
 	switchable bool
+	version    uint64
+}
+
+// mappingPreview is the prediction of a configuration not running.
+type mappingPreview struct {
+	cfg  engine.Config
+	view engine.MappingView
+	err  error
+}
+
+// mappingKeys are the pane's own bindings: d opens the devices editor,
+// whose keys follow. The list's keys (MapUp, MapDown, MapSwitch, MapAuto)
+// are the KeyMap's, which the root enables.
+type mappingKeys struct {
+	Devices key.Binding
+
+	ParamUp, ParamDown key.Binding
+	Less, More         key.Binding
+	Reset              key.Binding
+	Apply, Save, Close key.Binding
+}
+
+func newMappingKeys() mappingKeys {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return mappingKeys{
+		Devices:   b([]string{"d"}, "d", "what if: edit the devices"),
+		ParamUp:   b([]string{"up", "k"}, "↑/k", "previous parameter"),
+		ParamDown: b([]string{"down", "j"}, "↓/j", "next parameter"),
+		Less:      b([]string{"left", "-"}, "←/-", "smaller"),
+		More:      b([]string{"right", "+", "="}, "→/+", "larger"),
+		Reset:     b([]string{"x"}, "x", "back to the file's value"),
+		Apply:     b([]string{"enter"}, "enter", "save and restart on it"),
+		Save:      b([]string{"w"}, "w", "save the platform file"),
+		Close:     b([]string{"esc", "d"}, "esc/d", "close the editor"),
+	}
 }
 
 // switchMappingMsg asks the root model to switch the live run's mapping.
 type switchMappingMsg struct{ mapping engine.Mapping }
 
-func newMappingPane(c *common) *mappingPane { return &mappingPane{c: c} }
+func newMappingPane(c *common) *mappingPane { return &mappingPane{c: c, keys: newMappingKeys()} }
 
 // SetSize sets the inner size of the pane.
 func (p *mappingPane) SetSize(w, h int) { p.w, p.h = w, h }
@@ -59,6 +112,9 @@ func (p *mappingPane) SetSnapshot(s *engine.Snapshot) {
 		}
 	}
 	p.sel = min(max(p.sel, 0), max(len(all)-1, 0))
+	if p.preview != nil && sameRun(p.preview.cfg, s.Config) {
+		p.clearPreview()
+	}
 }
 
 // SetFocused tells the pane whether it has the focus (it then shows the
@@ -79,8 +135,71 @@ func (p *mappingPane) Selected() string {
 // HasMappings reports whether there are mappings to choose from.
 func (p *mappingPane) HasMappings() bool { return p.snap != nil && len(p.snap.Mapping.All) > 0 }
 
-// Update moves the selection and asks for a switch.
+// Editing reports whether the devices editor is open: its keys then take
+// the arrows, enter and esc, and the list's bindings do not apply.
+func (p *mappingPane) Editing() bool { return p.editor != nil }
+
+// Preview shows the prediction for cfg, a configuration not running yet
+// (the config form's platform field), marked "preview: not running",
+// until the form goes back to the running configuration: a cfg that is
+// the running one clears it.
+func (p *mappingPane) Preview(cfg engine.Config) {
+	if p.snap != nil && sameRun(cfg, p.snap.Config) {
+		p.clearPreview()
+		return
+	}
+	v, err := p.pred.Predict(cfg)
+	p.preview = &mappingPreview{cfg: cfg.Defaults(), view: v, err: err}
+	p.version++
+}
+
+func (p *mappingPane) clearPreview() {
+	if p.preview != nil {
+		p.preview = nil
+		p.version++
+	}
+}
+
+// sameRun reports whether a and b run the same configuration (the
+// preset name they carry aside).
+func sameRun(a, b engine.Config) bool {
+	a, b = a.Defaults(), b.Defaults()
+	a.Name, b.Name = "", ""
+	return a == b
+}
+
+// HelpKeys returns the pane's bindings that apply now, for the help: the
+// editor's while it is open, else the list's and d.
+func (p *mappingPane) HelpKeys() []key.Binding {
+	k := &p.keys
+	if p.editor != nil {
+		return []key.Binding{k.ParamUp, k.ParamDown, k.Less, k.More, k.Reset, k.Apply, k.Save, k.Close}
+	}
+	var out []key.Binding
+	for _, b := range []key.Binding{p.c.Keys.MapUp, p.c.Keys.MapDown, p.c.Keys.MapSwitch, p.c.Keys.MapAuto} {
+		if b.Enabled() {
+			out = append(out, b)
+		}
+	}
+	if p.canEdit() {
+		out = append(out, k.Devices)
+	}
+	return out
+}
+
+// canEdit reports whether d opens the editor: there is a run to predict.
+func (p *mappingPane) canEdit() bool { return p.snap != nil }
+
+// Update handles a key while the pane has the focus: the editor's, d, or
+// the list's (select, switch, back to auto).
 func (p *mappingPane) Update(msg tea.KeyPressMsg) tea.Cmd {
+	if p.editor != nil {
+		return p.updateEditor(msg)
+	}
+	if key.Matches(msg, p.keys.Devices) && p.canEdit() {
+		p.openEditor()
+		return nil
+	}
 	if !p.HasMappings() {
 		return nil
 	}
@@ -104,11 +223,41 @@ func (p *mappingPane) Update(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// ClickRow selects the row at inner line y of the last rendering: a
+// mapping of the list, or a parameter in the editor. Other lines do
+// nothing.
+func (p *mappingPane) ClickRow(y int) {
+	if y < 0 || y >= len(p.lineRow) || p.lineRow[y] < 0 {
+		return
+	}
+	if p.editor != nil {
+		p.editor.sel = p.lineRow[y]
+		p.version++
+		return
+	}
+	if p.HasMappings() {
+		p.sel, p.moved = min(p.lineRow[y], len(p.snap.Mapping.All)-1), true
+	}
+}
+
+// Scroll moves the selection d rows (the mouse wheel): the mapping list's,
+// or the editor's parameter.
+func (p *mappingPane) Scroll(d int) {
+	if p.editor != nil {
+		p.editor.move(d)
+		p.version++
+		return
+	}
+	if p.HasMappings() {
+		p.sel, p.moved = min(max(p.sel+d, 0), len(p.snap.Mapping.All)-1), true
+	}
+}
+
 // View renders the pane's inner w x h cells, cached until its inputs change.
 func (p *mappingPane) View() string {
 	focused := p.focused
 	k := mappingKey{w: p.w, h: p.h, sel: p.sel, dark: p.c.Styles.Dark, bad: p.bad,
-		status: p.status, focused: focused, switchable: p.c.Keys.MapSwitch.Enabled()}
+		status: p.status, focused: focused, switchable: p.c.Keys.MapSwitch.Enabled(), version: p.version}
 	if p.snap != nil {
 		k.seq = p.snap.Seq + 1
 	}
@@ -125,6 +274,7 @@ func stepTime(sec float64) string {
 }
 
 func (p *mappingPane) render(focused bool) string {
+	p.lineRow = p.lineRow[:0]
 	st := p.c.Styles
 	if p.w <= 0 || p.h <= 0 {
 		return ""
@@ -133,106 +283,37 @@ func (p *mappingPane) render(focused bool) string {
 	if s == nil {
 		return st.Muted.Render(waitingText)
 	}
+	if p.editor != nil {
+		lines, rows := p.editor.render(st, p.w, p.h, s, p.status, p.bad)
+		p.lineRow = rows
+		return strings.Join(lines, "\n")
+	}
+	if pv := p.preview; pv != nil {
+		return p.renderPreview(pv)
+	}
 	m := &s.Mapping
 	if m.Chosen == "" && len(m.All) == 0 {
 		return st.Muted.Render("No device mapping published for this run yet.")
 	}
 
 	narrow := p.w < 56
-	var top []string
 	req := m.Requested
 	if req == "" {
 		req = s.Config.Mapping.String()
 	}
-	unit, second, letters := mappingLabels(*m)
-	// The modelled power, when the platform gives it and the pane has
-	// room: beside the prediction and as a column of the mapping list.
-	perWatt := !narrow && m.Watts > 0
-	power := ""
-	if perWatt {
-		power = fmt.Sprintf(" · %s W, %s %s/W", units.SI(m.Watts), units.SI(m.GPSPerWatt), unit)
-	}
-	top = append(top, st.Accent.Bold(true).Render(mappingText(req, s.Config.Mapping.String(), m.Chosen))+
-		st.Text.Render(fmt.Sprintf(" · predicted %s %s", units.Fixed(m.PredictedGPS), unit)+power))
 	// The prediction is for the warm run; the live line says where the
-	// simulated rate is now and which unit sets its pace.
+	// simulated rate is now and which unit sets its pace, beside the
+	// model's rate and bound above it: while the run warms up they differ.
+	live := ""
 	if b := s.Busiest; b.Device != "" {
-		lead, unitName := "live %s %s · busiest unit ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, units.Percent(b.Utilization, 0))
+		unit := unitOf(*m)
+		lead, unitName := "live %s %s, busiest ", fmt.Sprintf("%s %s (%s busy)", b.Device, b.Stage, units.Percent(b.Utilization, 0))
 		if narrow {
-			lead, unitName = "now %s %s · ", fmt.Sprintf("%s %s %s", b.Device, b.Stage, units.Percent(b.Utilization, 0))
+			lead, unitName = "live %s %s · ", fmt.Sprintf("%s %s %s busy", b.Device, b.Stage, units.Percent(b.Utilization, 0))
 		}
-		top = append(top, st.Text.Render(fmt.Sprintf(lead, units.Fixed(liveRate(s, unit)), unit))+st.Strong.Render(unitName))
+		live = st.Text.Render(fmt.Sprintf(lead, units.Fixed(liveRate(s, unit)), unit)) + st.Strong.Render(unitName)
 	}
-	if m.SecondBest != "" || m.Worst != "" {
-		second := fmt.Sprintf("×%s over 2nd best %s", units.SI(m.SpeedupOver), m.SecondBest)
-		worst := fmt.Sprintf("×%s over worst %s", units.SI(m.SpeedupOverWorst), m.Worst)
-		// A mapping set by hand reads best against the exploration's
-		// fastest prediction.
-		if best, ok := bestMapping(*m); ok && best.Mapping != m.Chosen && m.PredictedGPS > 0 {
-			second = fmt.Sprintf("DSE best %s: ×%s this", best.Mapping, units.SI(best.GPS/m.PredictedGPS))
-		}
-		if narrow {
-			top = append(top, st.Text.Render(second), st.Text.Render(worst))
-		} else {
-			top = append(top, st.Text.Render(second+" · "+worst))
-		}
-	}
-	if f := m.FPGA; f.DP != 0 || f.PI != 0 || f.S != 0 {
-		if narrow {
-			top = append(top, st.Text.Render(fmt.Sprintf("FPGA DP %d · PI %d · S %d", f.DP, f.PI, f.S)))
-		} else {
-			top = append(top, st.Text.Render(fmt.Sprintf("FPGA: DP %d learner pipelines · PI %d per pipeline · S %d RMM banks", f.DP, f.PI, f.S)))
-		}
-	}
-	var table []string
-	if len(m.Table) > 0 {
-		table = append(table, st.Muted.Render(fmt.Sprintf("%-7s", "s/batch"))+st.Strong.Render(fmt.Sprintf(" %9s %9s", "learner", second)))
-		for _, d := range m.Table {
-			table = append(table, st.Text.Render(fmt.Sprintf("%-7s %9s %9s", d.Device, stepTime(d.LearnerSec), stepTime(d.RMMSec))))
-		}
-	}
-
-	// The mapping list gets what is left, scrolled to keep the selection.
-	var list []string
-	// The bound column is as wide as its longest entry, so that a narrow
-	// pane keeps room for the running mapping's live rate.
-	const boundHead = "bound by"
-	boundW := len(boundHead)
-	for _, mg := range m.All {
-		boundW = max(boundW, len(mg.Bottleneck))
-	}
-	if len(m.All) > 0 {
-		head := fmt.Sprintf("  %-5s %7s  %-*s", letters, "pred.", boundW, boundHead)
-		if perWatt {
-			head += fmt.Sprintf(" %7s", unit+"/W")
-		}
-		list = append(list, st.Strong.Render(head))
-	}
-	rows := make([]string, len(m.All))
-	for i, mg := range m.All {
-		mark := "  "
-		if i == p.sel && focused {
-			mark = "▸ "
-		}
-		line := fmt.Sprintf("%s%-5s %7s  %-*s", mark, mg.Mapping, units.Fixed(mg.GPS), boundW, mg.Bottleneck)
-		if perWatt {
-			// 7 wide: units.SI's widest below 1, 2.1e-03.
-			line += fmt.Sprintf(" %7s", units.SI(mg.GPSPerWatt))
-		}
-		tag := ""
-		if mg.Mapping == m.Chosen {
-			tag = " ◀ now " + units.Fixed(liveRate(s, unit))
-		}
-		switch {
-		case i == p.sel && focused:
-			rows[i] = st.Selected.Render(line) + st.Accent.Render(tag)
-		case mg.Mapping == m.Chosen:
-			rows[i] = st.Accent.Render(line + tag)
-		default:
-			rows[i] = st.Text.Render(line)
-		}
-	}
-
+	top := mappingSummary(st, *m, mappingText(req, s.Config.Mapping.String(), m.Chosen), narrow, live)
 	var status []string
 	if p.status != "" {
 		if p.bad {
@@ -241,7 +322,39 @@ func (p *mappingPane) render(focused bool) string {
 			status = append(status, st.Good.Render(p.status))
 		}
 	}
+	hint := ""
+	if focused && p.canEdit() {
+		hint = "d: what if the devices were different"
+	}
+	tags := map[string]string{m.Chosen: " ◀ now " + units.Fixed(liveRate(s, unitOf(*m)))}
+	lines, rows := p.layoutMapping(*m, status, top, tags, focused, hint)
+	p.lineRow = rows
+	return strings.Join(lines, "\n")
+}
 
+// renderPreview draws the prediction of a configuration not running.
+func (p *mappingPane) renderPreview(pv *mappingPreview) string {
+	st := p.c.Styles
+	head := st.Warn.Render(fit("preview: not running · "+platformName(pv.cfg.Devices), p.w))
+	if pv.err != nil {
+		wrapped := lipgloss.NewStyle().Width(max(p.w, 10)).Render(pv.err.Error())
+		return head + "\n" + st.Error.Render(wrapped)
+	}
+	m := pv.view
+	top := mappingSummary(st, m, mappingText(m.Requested, m.Requested, m.Chosen), p.w < 56, "")
+	lines, rows := p.layoutMapping(m, []string{head}, top, map[string]string{m.Chosen: " ◀ would run"}, false, "")
+	p.lineRow = rows
+	return strings.Join(lines, "\n")
+}
+
+// layoutMapping fits a mapping view into the pane: status and top lines
+// first, then the table, the note, the mapping list (tags marks rows by
+// mapping) and the hint as room allows. It returns the lines and, for
+// each, the list row it shows (-1 for none).
+func (p *mappingPane) layoutMapping(m engine.MappingView, status, top []string, tags map[string]string, cursor bool, hint string) ([]string, []int) {
+	st := p.c.Styles
+	table := mappingTable(st, m)
+	list, rows := mappingList(st, m, p.sel, cursor, tags, p.w >= 56)
 	var note []string
 	if m.Note != "" {
 		wrapped := lipgloss.NewStyle().Width(max(p.w, 10)).Render(m.Note)
@@ -251,7 +364,8 @@ func (p *mappingPane) render(focused bool) string {
 	}
 
 	// Priority when short of room: the status, the choice and its speedups,
-	// the mapping list, the table, then DSE's note.
+	// the mapping list, the table, then DSE's note (before the table when
+	// the choice is a tie: the note says how it was broken).
 	out := make([]string, 0, p.h)
 	out = append(out, status...)
 	out = append(out, top...)
@@ -259,28 +373,176 @@ func (p *mappingPane) render(focused bool) string {
 	if len(rows) > 0 {
 		listNeed = 1 + len(rows)
 	}
+	tie := len(tiedWith(m)) > 0
 	room := p.h - len(out) - listNeed
+	if tie && room > 0 && len(note) > 0 {
+		out = append(out, note[:min(room, len(note))]...)
+		room -= min(room, len(note))
+		note = nil
+	}
 	if len(table) <= room || (len(table) <= p.h-len(out)-4) {
 		out = append(out, table...)
 		room -= len(table)
 	}
 	if room > 0 && len(note) > 0 {
 		out = append(out, note[:min(room, len(note))]...)
+		room -= min(room, len(note))
+	}
+	lineRow := make([]int, len(out), p.h)
+	for i := range lineRow {
+		lineRow[i] = -1
 	}
 	room = p.h - len(out)
 	if len(rows) > 0 && room >= 2 {
-		out = append(out, list...)
+		out = append(out, list[0])
+		lineRow = append(lineRow, -1)
 		room--
+		if hint != "" && room > len(rows) {
+			room-- // keep a line for the hint
+		} else {
+			hint = ""
+		}
 		first := 0
 		if len(rows) > room {
 			first = min(max(p.sel-room/2, 0), len(rows)-room)
 		}
-		out = append(out, rows[first:min(first+room, len(rows))]...)
+		for i := first; i < min(first+room, len(rows)); i++ {
+			out = append(out, rows[i])
+			lineRow = append(lineRow, i)
+		}
+	}
+	if hint != "" && len(out) < p.h {
+		out = append(out, st.Muted.Render(fit(hint, p.w)))
+		lineRow = append(lineRow, -1)
 	}
 	if len(out) > p.h {
-		out = out[:p.h]
+		out, lineRow = out[:p.h], lineRow[:p.h]
 	}
-	return strings.Join(out, "\n")
+	return out, lineRow
+}
+
+// mappingSummary is the top of a mapping view: the choice with the
+// model's prediction and the bound it names, the live line (live, when
+// not ""), then the speedups (or the mappings it ties with) and the FPGA
+// parameters. head names the choice, e.g. "auto → F-F-F". Every rate says
+// whose it is: "model" (the exploration's prediction for the warm run)
+// or "live" (the simulated clock now).
+func mappingSummary(st *Styles, m engine.MappingView, head string, narrow bool, live string) []string {
+	unit := unitOf(m)
+	// The modelled power, when the platform gives it and the pane has
+	// room.
+	power := ""
+	if !narrow && m.Watts > 0 {
+		power = fmt.Sprintf(" · %s W, %s %s/W", units.SI(m.Watts), units.SI(m.GPSPerWatt), unit)
+	}
+	first := st.Accent.Bold(true).Render(head) + st.Text.Render(fmt.Sprintf(" · model %s %s", units.Fixed(m.PredictedGPS), unit))
+	var top []string
+	switch {
+	case m.Bottleneck == "":
+		top = []string{first + st.Text.Render(power)}
+	case narrow:
+		top = []string{first, st.Text.Render("model bound by ") + st.Strong.Render(m.Bottleneck)}
+	default:
+		top = []string{first + st.Text.Render(", bound by ") + st.Strong.Render(m.Bottleneck) + st.Text.Render(power)}
+	}
+	if live != "" {
+		top = append(top, live)
+	}
+	worst := ""
+	if m.Worst != "" {
+		worst = fmt.Sprintf("×%s over worst %s", units.SI(m.SpeedupOverWorst), m.Worst)
+	}
+	var second string
+	best, ok := bestMapping(m)
+	switch ties := tiedWith(m); {
+	case len(ties) > 0:
+		// Equal predictions: no rival is faster, and none is beaten.
+		second = "tie with " + strings.Join(ties, ", ")
+	case ok && best.Mapping != m.Chosen && m.PredictedGPS > 0:
+		second = fmt.Sprintf("fastest predicted %s: ×%s this", best.Mapping, units.SI(best.GPS/m.PredictedGPS))
+	case m.SecondBest != "":
+		second = fmt.Sprintf("×%s over 2nd best %s", units.SI(m.SpeedupOver), m.SecondBest)
+	}
+	switch {
+	case second == "" && worst == "":
+	case narrow || second == "" || worst == "":
+		for _, l := range []string{second, worst} {
+			if l != "" {
+				top = append(top, st.Text.Render(l))
+			}
+		}
+	default:
+		top = append(top, st.Text.Render(second+" · "+worst))
+	}
+	if f := m.FPGA; f.DP != 0 || f.PI != 0 || f.S != 0 {
+		if narrow {
+			top = append(top, st.Text.Render(fmt.Sprintf("FPGA DP %d · PI %d · S %d", f.DP, f.PI, f.S)))
+		} else {
+			top = append(top, st.Text.Render(fmt.Sprintf("FPGA: DP %d learner pipelines · PI %d per pipeline · S %d RMM banks", f.DP, f.PI, f.S)))
+		}
+	}
+	return top
+}
+
+// mappingTable is the primitive-platform table: seconds per batch of the
+// two primitives on each device.
+func mappingTable(st *Styles, m engine.MappingView) []string {
+	if len(m.Table) == 0 {
+		return nil
+	}
+	_, second, _ := mappingLabels(m)
+	table := []string{st.Muted.Render(fmt.Sprintf("%-7s", "s/batch")) + st.Strong.Render(fmt.Sprintf(" %9s %9s", "learner", second))}
+	for _, d := range m.Table {
+		table = append(table, st.Text.Render(fmt.Sprintf("%-7s %9s %9s", d.Device, stepTime(d.LearnerSec), stepTime(d.RMMSec))))
+	}
+	return table
+}
+
+// mappingList is the list of every mapping with its prediction and the
+// model's bound: its header line, then one line per mapping of m.All.
+// sel is the selected row, drawn with a cursor when cursor; tags marks
+// rows by mapping (the running one, "◀ now"); perWatt adds the
+// efficiency column when the platform models power.
+func mappingList(st *Styles, m engine.MappingView, sel int, cursor bool, tags map[string]string, wide bool) (head []string, rows []string) {
+	if len(m.All) == 0 {
+		return nil, nil
+	}
+	unit, _, letters := mappingLabels(m)
+	perWatt := wide && m.Watts > 0
+	// The bound column is as wide as its longest entry, so that a narrow
+	// pane keeps room for the running mapping's live rate.
+	const boundHead = "bound by"
+	boundW := len(boundHead)
+	for _, mg := range m.All {
+		boundW = max(boundW, len(mg.Bottleneck))
+	}
+	h := fmt.Sprintf("  %-5s %7s  %-*s", letters, "model", boundW, boundHead)
+	if perWatt {
+		h += fmt.Sprintf(" %7s", unit+"/W")
+	}
+	head = []string{st.Strong.Render(h)}
+	rows = make([]string, len(m.All))
+	for i, mg := range m.All {
+		mark := "  "
+		if i == sel && cursor {
+			mark = "▸ "
+		}
+		line := fmt.Sprintf("%s%-5s %7s  %-*s", mark, mg.Mapping, units.Fixed(mg.GPS), boundW, mg.Bottleneck)
+		if perWatt {
+			// 7 wide: units.SI's widest below 1, 2.1e-03.
+			line += fmt.Sprintf(" %7s", units.SI(mg.GPSPerWatt))
+		}
+		tag := tags[mg.Mapping]
+		switch {
+		case i == sel && cursor:
+			rows[i] = st.Selected.Render(line) + st.Accent.Render(tag)
+		case mg.Mapping == m.Chosen:
+			rows[i] = st.Accent.Render(line + tag)
+		default:
+			rows[i] = st.Text.Render(line + tag)
+		}
+	}
+	return head, rows
 }
 
 // bestMapping returns the mapping the exploration predicts fastest.
@@ -289,6 +551,19 @@ func bestMapping(m engine.MappingView) (engine.MappingGPS, bool) {
 		return engine.MappingGPS{}, false
 	}
 	return m.All[0], true // All is sorted best first
+}
+
+// tiedWith returns the other mappings predicted exactly as fast as the
+// chosen one: the engine lists the chosen first among them, and a choice
+// among equals is a tie, not a win.
+func tiedWith(m engine.MappingView) []string {
+	var out []string
+	for _, mg := range m.All {
+		if mg.Mapping != m.Chosen && m.PredictedGPS > 0 && math.Abs(mg.GPS-m.PredictedGPS) <= 1e-9*m.PredictedGPS {
+			out = append(out, mg.Mapping)
+		}
+	}
+	return out
 }
 
 // mappingLabels names what the mapping pane shows: the unit of the
@@ -304,6 +579,12 @@ func mappingLabels(m engine.MappingView) (unit, second, letters string) {
 		second = "RMM"
 	}
 	return unit, second, "L-" + second[:1] + "-S"
+}
+
+// unitOf is the unit of a mapping view's predictions.
+func unitOf(m engine.MappingView) string {
+	unit, _, _ := mappingLabels(m)
+	return unit
 }
 
 // liveRate is the simulated throughput in the mapping's unit.

@@ -42,8 +42,18 @@ type Model struct {
 	order    []paneID // the panes in focus order
 	zoomed   bool
 	helpOpen bool
-	lay      layout
-	headerH  int
+	// helpOffset is the first line of the full help shown.
+	helpOffset int
+	// pick is the preset picker (/), nil when closed.
+	pick *presetPicker
+	// hinted is set once the user has pressed a key: until then the
+	// footer says how to change the run.
+	hinted bool
+	// origin is the configuration the preset (or the walkthrough step)
+	// prescribes: the header names the preset only while the run is it.
+	origin  engine.Config
+	lay     layout
+	headerH int
 
 	frames [numPanes]viewCache[frameKey]
 
@@ -100,6 +110,7 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 		m.showStep()
 		m.syncDeparture()
 	}
+	m.origin = m.cfg
 	if err := m.cfg.Validate(); err != nil {
 		m.startErr = err
 		m.setStatus("not started: "+err.Error(), true)

@@ -72,6 +72,12 @@ func (p *narrativePane) Update(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// Scroll moves the text d lines, kept so that it never scrolls past its
+// end (the mouse wheel).
+func (p *narrativePane) Scroll(d int) {
+	p.offset = min(max(p.offset+d, 0), max(p.lines-p.h, 0))
+}
+
 // View renders the pane's inner w x h cells, cached until the step, the
 // departure, the scroll, the size or the styles change.
 func (p *narrativePane) View() string {

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -37,7 +36,7 @@ func TestPlotGuards(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := plot(c.vals, c.w, c.h)
+			g := plotText(plot(timedPlot{vals: c.vals}, c.w, c.h))
 			if (g == "") != c.empty {
 				t.Fatalf("plot = %q, want empty %v", g, c.empty)
 			}
@@ -65,7 +64,7 @@ func TestPlotGuards(t *testing.T) {
 // all read the same.
 func TestPlotFlatSeries(t *testing.T) {
 	vals := []float64{173.02, 172.98, 173.01, 172.99, 173.03, 172.97}
-	lines := strings.Split(plot(vals, 40, 4), "\n")
+	lines := strings.Split(plotText(plot(timedPlot{vals: vals}, 40, 4)), "\n")
 	labels := map[string]bool{}
 	rows := 0
 	for _, l := range lines {
@@ -94,43 +93,6 @@ func TestCleanSeriesStats(t *testing.T) {
 	}
 	if st.n != 3 || st.last != 9 || st.min != -2 || st.max != 9 {
 		t.Errorf("stats = %+v, want n 3 last 9 min -2 max 9", st)
-	}
-}
-
-// TestBusyBins compares the binning with a naive per-sample count.
-func TestBusyBins(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 200 {
-		from, to := rng.Float64(), 0.0
-		to = from + 0.01 + rng.Float64()
-		var busy []engine.Interval
-		x := from - 0.1
-		for x < to+0.1 {
-			s := x + rng.Float64()*0.05
-			e := s + rng.Float64()*0.05
-			busy = append(busy, engine.Interval{Start: s, End: e})
-			x = e
-		}
-		n := 1 + rng.IntN(80)
-		got := make([]float64, n)
-		busyBins(got, busy, from, to)
-		const samples = 400
-		width := (to - from) / float64(n)
-		for b := range n {
-			hit := 0
-			for k := range samples {
-				t0 := from + (float64(b)+(float64(k)+0.5)/samples)*width
-				for _, iv := range busy {
-					if t0 >= iv.Start && t0 < iv.End {
-						hit++
-						break
-					}
-				}
-			}
-			if want := float64(hit) / samples; math.Abs(got[b]-want) > 0.01 {
-				t.Fatalf("trial %d bin %d: %v, naive %v", trial, b, got[b], want)
-			}
-		}
 	}
 }
 
@@ -227,10 +189,10 @@ func TestFrameSize(t *testing.T) {
 func TestPipelineDetailKeepsItsHeader(t *testing.T) {
 	live := engine.DeviceView{Name: "GPU", From: 0, To: 1}
 	for _, n := range []string{"learner", "storage", "optimizer", "RMM"} {
-		live.Stages = append(live.Stages, engine.StageView{Name: n, Busy: []engine.Interval{{Start: 0, End: 0.5}}, Utilization: 0.5})
+		live.Stages = append(live.Stages, engine.NewStageView(n, []engine.Interval{{Start: 0, End: 0.5}}, 0, 1))
 	}
 	detail := engine.DeviceView{Name: "FPGA RMM samplers (one batch)", From: 0, To: 2e-6,
-		Stages: []engine.StageView{{Name: "banks 0-7", Busy: []engine.Interval{{Start: 0, End: 2e-6}}, Utilization: 1}}}
+		Stages: []engine.StageView{engine.NewStageView("banks 0-7", []engine.Interval{{Start: 0, End: 2e-6}}, 0, 2e-6)}}
 	p := newPipelinePane(&common{Styles: NewStyles(true), Keys: DefaultKeyMap()})
 	p.SetSize(70, 6) // 5 stages + 2 headers do not fit: live rows carry their device
 	p.SetSnapshot(&engine.Snapshot{Devices: []engine.DeviceView{live, detail}})

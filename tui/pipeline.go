@@ -12,7 +12,8 @@ import (
 
 // pipelinePane draws each simulated device's stages (learner pipeline
 // stages, RMM sampler/updater banks, systolic array, GAE PEs, PCIe links)
-// busy or idle over the recent window of simulated time, with each stage's
+// over the recent window of simulated time, one cell per equal slice of
+// it shaded by the stage's busy share of that slice, with each stage's
 // utilisation, and the bounded queues between processing units.
 type pipelinePane struct {
 	c    *common
@@ -54,7 +55,7 @@ func (p *pipelinePane) View() string {
 	return p.view.get(k, p.render)
 }
 
-// Occupancy glyphs by busy fraction of a cell: idle, then rising shades.
+// Occupancy glyphs by busy share of a cell: idle, then rising shades.
 const (
 	occIdle = iota
 	occLow
@@ -66,9 +67,12 @@ const (
 
 var occGlyphs = [numOcc]string{"·", "░", "▒", "▓", "█"}
 
+// occKind is the glyph of a cell busy f of its time: idle only when it
+// did no work (above rounding), the lightest shade under a third, full
+// from 99.5%.
 func occKind(f float64) uint8 {
 	switch {
-	case !(f > 0.005):
+	case !(f > 1e-9):
 		return occIdle
 	case f < 0.34:
 		return occLow
@@ -123,7 +127,7 @@ func (p *pipelinePane) render() string {
 	styles := [numOcc]paint{pt.idle, pt.busy, pt.busy, pt.busy, pt.busy}
 
 	var lines []string
-	bins := make([]float64, max(cellsW, 0))
+	shares := make([]float64, max(cellsW, 0))
 	kinds := make([]uint8, max(cellsW, 0))
 	for _, d := range s.Devices {
 		if headed(d) {
@@ -138,8 +142,8 @@ func (p *pipelinePane) render() string {
 			b.WriteString(st.Text.Render(fit(label(d, sv), nameW)))
 			if cellsW > 0 {
 				pt.muted.add(&b, "▕")
-				busyBins(bins, sv.Busy, d.From, d.To)
-				for i, f := range bins {
+				cellShares(shares, sv.Occupancy)
+				for i, f := range shares {
 					kinds[i] = occKind(f)
 				}
 				renderOcc(&b, kinds, styles)
@@ -181,32 +185,29 @@ func (p *pipelinePane) Note() string {
 	return note
 }
 
-// busyBins fills dst with the busy fraction of len(dst) equal bins over the
-// window [from, to), from sorted, disjoint intervals. O(len(dst) + len(busy)).
-func busyBins(dst []float64, busy []engine.Interval, from, to float64) {
+// cellShares fills dst with the busy share of each of len(dst) equal
+// cells over a stage's window, from its occupancy: the busy fraction of
+// len(bins) equal bins of the same window (engine.StageView.Occupancy). A
+// cell's share is the mean of the bins under it, a bin a cell edge cuts
+// weighted by its part inside the cell, so it is the busy time in the cell
+// over the cell's width whenever busy time spreads evenly within each bin.
+// Cells and bins need not align: in units of 1/(len(dst) x len(bins)) of
+// the window, cell c spans [c x len(bins), (c+1) x len(bins)) and bin b
+// spans [b x len(dst), (b+1) x len(dst)), so every weight is a whole
+// number. No bins give idle cells. O(len(dst) + len(bins)).
+func cellShares(dst, bins []float64) {
 	clear(dst)
-	n := len(dst)
-	if n == 0 || !(to > from) {
+	nc, nb := len(dst), len(bins)
+	if nc == 0 || nb == 0 {
 		return
 	}
-	width := (to - from) / float64(n)
-	for _, iv := range busy {
-		s, e := max(iv.Start, from), min(iv.End, to)
-		if !(e > s) {
-			continue
+	for c := range dst {
+		lo, hi := c*nb, (c+1)*nb
+		sum := 0.0
+		for b := lo / nc; b < nb && b*nc < hi; b++ {
+			sum += float64(min(hi, (b+1)*nc)-max(lo, b*nc)) * bins[b]
 		}
-		first := min(int((s-from)/width), n-1)
-		last := min(int((e-from)/width), n-1)
-		for b := first; b <= last; b++ {
-			lo := from + float64(b)*width
-			hi := lo + width
-			if ov := min(e, hi) - max(s, lo); ov > 0 {
-				dst[b] += ov / width
-			}
-		}
-	}
-	for i := range dst {
-		dst[i] = min(dst[i], 1)
+		dst[c] = sum / float64(nb)
 	}
 }
 

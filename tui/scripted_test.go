@@ -319,25 +319,23 @@ func nodeValue(full [][]float64, l, node int) float64 {
 func devicesFor(rng *rand.Rand, algo engine.Algorithm) []engine.DeviceView {
 	const from, to = 3.20, 3.25
 	stage := func(name string, duty float64) engine.StageView {
-		sv := engine.StageView{Name: name}
+		var busy []engine.Interval
 		t := from
 		for t < to {
-			busy := (0.2 + rng.Float64()) * 0.002 * duty
+			on := (0.2 + rng.Float64()) * 0.002 * duty
 			idle := (0.2 + rng.Float64()) * 0.002 * (1 - duty)
-			end := min(t+busy, to)
-			sv.Busy = append(sv.Busy, engine.Interval{Start: t, End: end})
-			sv.Utilization += (end - t) / (to - from)
+			end := min(t+on, to)
+			busy = append(busy, engine.Interval{Start: t, End: end})
 			t = end + idle
 		}
-		return sv
+		return engine.NewStageView(name, busy, from, to)
 	}
 	// A pipeline view covers one step from 0, all busy but the fill.
 	pipeline := func(name string, seconds float64, rows ...string) engine.DeviceView {
 		dv := engine.DeviceView{Name: name, To: seconds, Pipeline: true}
 		for i, r := range rows {
 			start := seconds * 0.02 * float64(i)
-			dv.Stages = append(dv.Stages, engine.StageView{Name: r, Busy: []engine.Interval{{Start: start, End: seconds}},
-				Utilization: 1 - start/seconds})
+			dv.Stages = append(dv.Stages, engine.NewStageView(r, []engine.Interval{{Start: start, End: seconds}}, 0, seconds))
 		}
 		return dv
 	}

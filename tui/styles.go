@@ -88,14 +88,6 @@ func (p paint) add(b *strings.Builder, text string) {
 	b.WriteString(p.post)
 }
 
-// render returns text in the paint's style.
-func (p paint) render(text string) string {
-	if text == "" {
-		return ""
-	}
-	return p.pre + text + p.post
-}
-
 // paints are the precomputed paints of the styles drawn in bulk.
 type paints struct {
 	muted, border, borderFocus          paint

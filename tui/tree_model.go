@@ -69,8 +69,20 @@ func (p *treePane) latch() {
 		return
 	}
 	p.shown = p.latest
-	p.step = 0
+	p.step = walkEntry(&p.shown.Tree)
 	p.hold = holdTicks
+}
+
+// walkEntry is the index of the walk's first step inside the subtree the
+// view draws (TreeView.RootLevel): the steps above it go through single
+// nodes that hold all the mass and are not drawn.
+func walkEntry(t *engine.TreeView) int {
+	for i, ws := range t.Walk.Steps {
+		if ws.Level >= t.RootLevel {
+			return i
+		}
+	}
+	return 0
 }
 
 // Tick advances the animation by one frame (live runs only). It reports
@@ -103,12 +115,13 @@ func (p *treePane) Update(msg tea.KeyPressMsg) tea.Cmd {
 	n := len(p.shown.Tree.Walk.Steps)
 	switch {
 	case key.Matches(msg, p.c.Keys.WalkPrev):
-		p.step = max(p.step-1, 0)
+		p.step = max(p.step-1, walkEntry(&p.shown.Tree))
 	case key.Matches(msg, p.c.Keys.WalkNext):
 		p.step = min(p.step+1, max(n-1, 0))
 	}
 	return nil
 }
 
-// Step returns the walk level being explained (for tests and the help).
+// Step returns the index of the walk step being explained, which visits
+// level Step() of the tree (for tests and the help).
 func (p *treePane) Step() int { return p.step }

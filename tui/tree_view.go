@@ -42,17 +42,21 @@ func (p *treePane) cellStyles() [numCellKinds]paint {
 	return [numCellKinds]paint{pt.muted, pt.cellEven, pt.cellOdd, pt.cellSibling, pt.cellSibling, pt.cellTaken, pt.cellUpdate, pt.cellTaken}
 }
 
-// Note is the frame note: the tree's shape.
+// Note is the frame note: the tree's shape, its levels named as the rows
+// name them (L0 the root).
 func (p *treePane) Note() string {
 	if p.shown == nil || p.shown.Tree.Fanout == 0 || len(p.shown.Tree.Levels) == 0 {
 		return "latest walk"
 	}
 	t := &p.shown.Tree
-	return fmt.Sprintf("K=%d · height %d · root Σ %s", t.Fanout, t.Height, units.SI(t.Levels[0][0]))
+	return fmt.Sprintf("K=%d · leaves at L%d · Σ %s", t.Fanout, t.Height-1, units.SI(t.Levels[0][0]))
 }
 
-// treeLabelW is the width of the "L2  " row labels.
-const treeLabelW = 4
+// treeLabelW is the width of the row labels ("L2  ", "↳L3 "): the widest
+// level number, the arrow, a blank.
+func treeLabelW(t *engine.TreeView) int {
+	return len("L"+strconv.Itoa(max(t.Height-1, 0))) + 2
+}
 
 func (p *treePane) render() string {
 	st := p.c.Styles
@@ -70,31 +74,37 @@ func (p *treePane) render() string {
 		}
 		return st.Muted.Render("No sum-tree traversal yet.")
 	}
+	// The subtree's root holds the whole total (every leaf of positive
+	// priority is below it).
 	total := t.Levels[0][0]
 	walk := &t.Walk
 	step := min(p.step, max(len(walk.Steps)-1, 0))
+	labelW := treeLabelW(t)
 
 	// Row labels "L0  " and counts " 16/4096" take fixed widths.
 	countW := 0
 	for l := range t.Levels {
 		countW = max(countW, len(levelCount(t, l))+1)
 	}
-	cellsW := p.w - treeLabelW - countW
+	cellsW := p.w - labelW - countW
 	if cellsW < 8 {
 		countW = 0
-		cellsW = p.w - treeLabelW
+		cellsW = p.w - labelW
 	}
 
 	lines := make([]string, 0, p.h+8)
+	if t.RootLevel > 0 {
+		lines = append(lines, st.Accent.Render(subtreeLine(t)))
+	}
 	// The target marker: the walk ends where the prefix sum crosses u, the
 	// same column on every level.
-	lines = append(lines, markerLine(st, walk.U, total, cellsW, "u="+units.SI(walk.U)))
+	lines = append(lines, markerLine(st, walk.U, total, cellsW, labelW, "u="+units.SI(walk.U)))
 
 	styles := p.cellStyles()
 	for l := range t.Levels {
 		kinds := p.levelCells(t, l, step, cellsW, total)
 		var b strings.Builder
-		b.WriteString(st.Muted.Render(fmt.Sprintf("L%-3d", l)))
+		b.WriteString(st.Muted.Render(fmt.Sprintf("%-*s", labelW, "L"+strconv.Itoa(t.RootLevel+l))))
 		renderRuns(&b, kinds, styles)
 		if countW > 0 {
 			b.WriteString(st.Muted.Render(fmt.Sprintf("%*s", countW, levelCount(t, l))))
@@ -103,7 +113,7 @@ func (p *treePane) render() string {
 	}
 	lines = append(lines, p.walkLine(t, step))
 	if step < len(walk.Steps) {
-		lines = append(lines, p.lens(&walk.Steps[step], cellsW)...)
+		lines = append(lines, p.lens(&walk.Steps[step], cellsW, labelW)...)
 	}
 	lines = append(lines, p.details(t, step)...)
 	if len(lines) > p.h {
@@ -112,24 +122,33 @@ func (p *treePane) render() string {
 	return strings.Join(lines, "\n")
 }
 
+// subtreeLine says which part of the tree the rows draw when it is not
+// the whole tree: the subtree holding every filled leaf.
+func subtreeLine(t *engine.TreeView) string {
+	return fmt.Sprintf("showing the subtree holding the %s filled leaves of %s: L%d node %d down",
+		units.SI(float64(t.Filled)), units.SI(float64(t.Leaves)), t.RootLevel, t.RootNode)
+}
+
 // markerLine puts a ▼ at the column of value v on a row of w cells scaled to
-// total, with label beside it.
-func markerLine(st *Styles, v, total float64, w int, label string) string {
+// total, after labelW cells of row labels, with label beside it.
+func markerLine(st *Styles, v, total float64, w, labelW int, label string) string {
 	if w <= 0 || !units.Finite(v) || !(total > 0) || !units.Finite(total) {
 		return ""
 	}
 	col := min(max(int(v/total*float64(w)), 0), w-1)
-	pad := strings.Repeat(" ", treeLabelW+col)
+	pad := strings.Repeat(" ", labelW+col)
 	switch {
 	case col+2+len(label) <= w:
 		return pad + st.Target.Render("▼ "+label)
 	case col >= len(label)+1:
-		return strings.Repeat(" ", treeLabelW+col-len(label)-1) + st.Target.Render(label+" ▼")
+		return strings.Repeat(" ", labelW+col-len(label)-1) + st.Target.Render(label+" ▼")
 	}
 	return pad + st.Target.Render("▼")
 }
 
-// walkLine summarizes the walk and the animation state.
+// walkLine summarizes the walk and the animation state. Steps are counted
+// from one, from where the walk enters the rows drawn; levels are named as
+// the rows name them.
 func (p *treePane) walkLine(t *engine.TreeView, step int) string {
 	st := p.c.Styles
 	walk := &t.Walk
@@ -141,14 +160,20 @@ func (p *treePane) walkLine(t *engine.TreeView, step int) string {
 	if p.frozen {
 		state = "frozen, ←/→ steps"
 	}
-	return st.Strong.Render("walk") + st.Text.Render(fmt.Sprintf(" u = %s of Σ %s → %s", units.SI(walk.U), units.SI(walk.Total), leaf)) +
-		st.Muted.Render(fmt.Sprintf(" · level %d of %d · %s", min(step, len(walk.Steps)), len(walk.Steps), state))
+	where := ""
+	if step < len(walk.Steps) {
+		entry := walkEntry(t)
+		ws := &walk.Steps[step]
+		where = fmt.Sprintf(" · step %d of %d: L%d node %d → child at L%d", step-entry+1, len(walk.Steps)-entry, ws.Level, ws.Node, ws.Level+1)
+	}
+	return st.Strong.Render("walk") + st.Text.Render(fmt.Sprintf(" u = %s → %s", units.SI(walk.U), leaf)) +
+		st.Muted.Render(where+" · "+state)
 }
 
 // lens draws the step's children (the siblings the walk read) across the
 // whole width, proportionally: the target marker above, the child taken
 // solid, and under it the running partial sum of the children left of it.
-func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
+func (p *treePane) lens(ws *engine.WalkStep, w, labelW int) []string {
 	st := p.c.Styles
 	if w <= 0 || len(ws.Children) == 0 {
 		return nil
@@ -186,12 +211,12 @@ func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
 		takenLo, takenHi = c, c
 	}
 	var cells strings.Builder
-	cells.WriteString(st.Target.Render(fmt.Sprintf("↳L%-2d", ws.Level+1)))
+	cells.WriteString(st.Target.Render(fmt.Sprintf("%-*s", labelW, "↳L"+strconv.Itoa(ws.Level+1))))
 	renderRuns(&cells, kinds, p.cellStyles())
 
 	// Under the cells: └── partial Σ ──┘ over the children left of the one
 	// taken, then the child taken.
-	under := strings.Repeat(" ", treeLabelW)
+	under := strings.Repeat(" ", labelW)
 	label := "partial Σ " + units.SI(ws.Partial)
 	if takenLo >= len(label)+4 {
 		fill := takenLo - len(label) - 4
@@ -210,7 +235,7 @@ func (p *treePane) lens(ws *engine.WalkStep, w int) []string {
 	}
 	_ = takenHi
 	return []string{
-		markerLine(st, ws.Target, sum, w, "target "+units.SI(ws.Target)),
+		markerLine(st, ws.Target, sum, w, labelW, "target "+units.SI(ws.Target)),
 		cells.String(),
 		under,
 	}
@@ -238,22 +263,28 @@ func (p *treePane) levelCells(t *engine.TreeView, l, step, w int, total float64)
 		return kinds
 	}
 
+	// Row l is tree level RootLevel+l from node first on: indices below
+	// are the tree's, less first.
+	level, first := t.RootLevel+l, 0
+	if l < len(t.LevelFirst) {
+		first = t.LevelFirst[l]
+	}
 	// The node the walk visits at level l (revealed levels only), and the
 	// range of siblings it read to get there.
 	taken, sibLo, sibHi := -1, -1, -1
 	walk := &t.Walk
-	if l == 0 && len(walk.Steps) > 0 {
+	if l == 0 && walkEntry(t) < len(walk.Steps) {
 		taken = 0
 	}
-	if l >= 1 && l-1 <= step && l-1 < len(walk.Steps) {
-		ws := walk.Steps[l-1]
-		taken = ws.Node*t.Fanout + ws.Child
-		sibLo, sibHi = ws.Node*t.Fanout, ws.Node*t.Fanout+len(ws.Children)
+	if l >= 1 && level-1 <= step && level-1 < len(walk.Steps) {
+		ws := walk.Steps[level-1]
+		taken = ws.Node*t.Fanout + ws.Child - first
+		sibLo, sibHi = ws.Node*t.Fanout-first, ws.Node*t.Fanout+len(ws.Children)-first
 	}
 	// The update path is stored leaf first, root last.
 	update := -1
-	if n := len(t.Update); n > 0 && l < n {
-		update = t.Update[n-1-l]
+	if n := len(t.Update); n > 0 && level < n {
+		update = t.Update[n-1-level] - first
 	}
 
 	node := 0
@@ -366,8 +397,8 @@ func (p *treePane) details(t *engine.TreeView, step int) []string {
 		out = append(out, st.Muted.Render(fmt.Sprintf("children read at L%d:", ws.Level+1)))
 		out = append(out, "  "+childrenList(st, ws.Children, ws.Child, p.w-2))
 	}
-	// The walk so far, one line per level.
-	for i := 0; i <= step && i < len(walk.Steps); i++ {
+	// The walk so far, one line per level, from where it enters the rows.
+	for i := walkEntry(t); i <= step && i < len(walk.Steps); i++ {
 		ws := walk.Steps[i]
 		out = append(out, st.Muted.Render(fmt.Sprintf("  L%d node %-6d target %-8s partial Σ %-8s → child %d of %d",
 			ws.Level, ws.Node, units.SI(ws.Target), units.SI(ws.Partial), ws.Child, len(ws.Children))))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -28,6 +29,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleKey(msg)
 	case tea.MouseClickMsg:
 		m.handleClick(msg.Mouse())
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+	case exportedMsg:
+		m.handleExported(msg)
 	case tickMsg:
 		cmd = m.handleTick()
 	case eventMsg:
@@ -36,6 +41,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.handleStarted(msg)
 	case applyConfigMsg:
 		cmd = m.applyConfig(msg.cfg, "applied: restarting the run", "restarting with the new configuration…")
+	case platformPreviewMsg:
+		m.mapping.Preview(msg.cfg)
+	case tea.PasteMsg:
+		if m.focus == paneConfig && !m.helpOpen && m.pick == nil {
+			cmd = m.form.Paste(msg.Content)
+		}
 	case switchMappingMsg:
 		if err := m.switchMapping(msg.mapping); err != nil {
 			m.mapping.SetStatus(err.Error(), true)
@@ -104,7 +115,13 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 	case engine.EventPaused:
 		m.paused = true
 		m.tree.SetFrozen(true)
-		m.setStatus("paused"+step+": ←/→ step the walk in the sum tree", false)
+		// ←/→ step the walk from the tree and the narrative only: say
+		// how to get there from anywhere else.
+		hint := ": ←/→ step the walk in the sum tree"
+		if m.focus != paneTree && m.focus != paneNarrative {
+			hint = ": click the sum tree (or tab to it), then ←/→ step the walk"
+		}
+		m.setStatus("paused"+step+hint, false)
 	case engine.EventResumed:
 		m.paused = false
 		m.tree.SetFrozen(false)
@@ -185,13 +202,28 @@ func (m *Model) switchMapping(mapping engine.Mapping) error {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.com.Keys
+	m.hinted = true
+	if m.pick != nil {
+		return m.pickerKey(msg)
+	}
+	if m.helpOpen && (key.Matches(msg, k.ScrollUp) || key.Matches(msg, k.ScrollDown)) {
+		m.helpOffset = max(m.helpOffset+scrollDelta(msg, k), 0)
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		m.helpOpen = !m.helpOpen
+		m.helpOffset = 0
 		return nil
-	case key.Matches(msg, k.Back) && (m.helpOpen || m.zoomed):
+	case key.Matches(msg, k.Presets):
+		m.pick = newPresetPicker(m.com, m.opts.presets, m.presetName())
+		return nil
+	case key.Matches(msg, k.Export):
+		return m.export()
+	case key.Matches(msg, k.Back) && (m.helpOpen || m.zoomed) && !(m.focus == paneMapping && m.mapping.Editing() && !m.helpOpen):
+		// (esc in the open devices editor closes the editor first.)
 		if m.helpOpen {
 			m.helpOpen = false
 		} else {
@@ -246,7 +278,170 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case paneMapping:
 		return m.mapping.Update(msg)
 	case paneNarrative:
+		if key.Matches(msg, k.WalkPrev) || key.Matches(msg, k.WalkNext) {
+			// The steps tell the user to step the walk: it steps from
+			// here, and the tree pane shows it.
+			return m.tree.Update(msg)
+		}
 		return m.narr.Update(msg)
+	}
+	return nil
+}
+
+// scrollDelta is -1 for a scroll-up key, +1 for scroll-down.
+func scrollDelta(msg tea.KeyPressMsg, k *KeyMap) int {
+	if key.Matches(msg, k.ScrollUp) {
+		return -1
+	}
+	return 1
+}
+
+// pickerKey hands a key to the open preset picker; ctrl+c still quits.
+func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
+	if msg.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	switch m.pick.Update(msg) {
+	case pickerClosed:
+		m.pick = nil
+	case pickerChosen:
+		p, _ := m.pick.Selected()
+		m.pick = nil
+		return m.startPreset(p)
+	}
+	return nil
+}
+
+// presetName is the name of the preset the explorer runs, "" for none.
+func (m *Model) presetName() string {
+	if m.opts.preset != nil {
+		return m.opts.preset.Name
+	}
+	return ""
+}
+
+// startPreset makes p the explorer's preset and starts it, as if rlx had
+// been started with --preset p (the command line's overrides applied): a
+// run preset's configuration, or a walkthrough's or an experiment's first
+// step with its narrative.
+func (m *Model) startPreset(p engine.Preset) tea.Cmd {
+	override := m.opts.override
+	if override == nil {
+		override = func(c engine.Config) engine.Config { return c }
+	}
+	m.opts.preset = &p
+	m.wt = newWalkthrough(p, override)
+	m.marked = [numPanes]bool{}
+	m.zoomed = false
+	var cfg engine.Config
+	if m.wt != nil {
+		m.order = walkthroughPanes
+		m.focus = paneNarrative
+		m.showStep()
+		cfg = m.wt.cfgs[0]
+	} else {
+		m.order = basePanes
+		if m.focus == paneNarrative {
+			m.focus = paneTree
+		}
+		cfg = override(p.StepConfig(0)).Defaults()
+	}
+	m.origin = cfg
+	if err := cfg.Validate(); err != nil {
+		// Presets are checked when loaded; one handed in unchecked says
+		// what is wrong in the form, where it can be fixed.
+		m.setConfig(cfg)
+		m.setStatus(p.Name+" cannot run: "+err.Error(), true)
+		m.focus = paneConfig
+		m.form.FocusError()
+		m.relayout()
+		return nil
+	}
+	m.relayout()
+	return m.applyConfig(cfg, "started "+p.Name, "starting "+p.Kind+" "+p.Name+"…")
+}
+
+// exportedMsg is the outcome of an export (e).
+type exportedMsg struct {
+	dir   string
+	files []string
+	err   error
+}
+
+// export writes the run's results, if the run can (Exporter), in a
+// command: drawing the plots takes a moment.
+func (m *Model) export() tea.Cmd {
+	ex, ok := m.run.(Exporter)
+	if !ok {
+		m.setStatus("this run cannot export its results (it is not an engine run)", true)
+		return nil
+	}
+	m.setStatus("exporting…", false)
+	return func() tea.Msg {
+		dir, files, err := ex.Export()
+		return exportedMsg{dir, files, err}
+	}
+}
+
+func (m *Model) handleExported(msg exportedMsg) {
+	if msg.err != nil {
+		m.setStatus("export failed: "+msg.err.Error(), true)
+		return
+	}
+	m.setStatus("wrote "+msg.dir+": "+strings.Join(msg.files, ", "), false)
+}
+
+// handleWheel scrolls the pane under the pointer (or the help over them)
+// by one line per notch.
+func (m *Model) handleWheel(mouse tea.Mouse) {
+	d := 0
+	switch mouse.Button {
+	case tea.MouseWheelUp:
+		d = -1
+	case tea.MouseWheelDown:
+		d = 1
+	default:
+		return
+	}
+	m.hinted = true
+	switch {
+	case m.pick != nil:
+		m.pick.Move(d)
+		return
+	case m.helpOpen:
+		m.helpOffset = max(m.helpOffset+d, 0)
+		return
+	}
+	p, ok := m.lay.paneAt(mouse.X, mouse.Y)
+	if !ok {
+		return
+	}
+	if s, ok := m.pane(p).(scroller); ok {
+		s.Scroll(d)
+	}
+}
+
+// scroller is a pane the mouse wheel scrolls, by d lines.
+type scroller interface{ Scroll(d int) }
+
+// rowClicker is a pane whose rows a click selects: y is the inner line.
+type rowClicker interface{ ClickRow(y int) }
+
+// pane returns pane p's model.
+func (m *Model) pane(p paneID) any {
+	switch p {
+	case paneTree:
+		return m.tree
+	case panePipeline:
+		return m.pipe
+	case paneCharts:
+		return m.charts
+	case paneMapping:
+		return m.mapping
+	case paneConfig:
+		return m.form
+	case paneNarrative:
+		return m.narr
 	}
 	return nil
 }
@@ -258,12 +453,33 @@ func (m *Model) paneAfter(d int) paneID {
 	return m.order[((i+d)%n+n)%n]
 }
 
+// handleClick focuses the pane or tab under the pointer and, inside a
+// pane whose rows can be chosen (the mapping list, the form), selects the
+// row clicked; in the preset picker it selects the preset clicked.
 func (m *Model) handleClick(mouse tea.Mouse) {
 	if mouse.Button != tea.MouseLeft || m.helpOpen {
 		return
 	}
-	if p, ok := m.lay.paneAt(mouse.X, mouse.Y); ok && p != m.focus {
+	m.hinted = true
+	if m.pick != nil {
+		r := m.overlayRect()
+		m.pick.ClickRow(mouse.Y - r.Y - 1)
+		return
+	}
+	p, ok := m.lay.paneAt(mouse.X, mouse.Y)
+	if !ok {
+		return
+	}
+	if p != m.focus {
 		m.setFocus(p)
+	}
+	r := m.lay.panes[p]
+	if !r.contains(mouse.X, mouse.Y) {
+		return // a tab
+	}
+	if c, ok := m.pane(p).(rowClicker); ok {
+		c.ClickRow(mouse.Y - r.Y - 1)
+		m.syncFocus()
 	}
 }
 
@@ -292,6 +508,11 @@ func (m *Model) syncFocus() {
 		helpOpen: m.helpOpen,
 		mapping:  m.mapping.HasMappings(),
 		steps:    m.wt != nil,
+		run:      m.run != nil,
+		typing:   m.form.Typing(),
+		canStep:  m.form.CanStep(),
+		inText:   m.form.TypingText(),
+		editing:  m.mapping.Editing(),
 	})
 }
 

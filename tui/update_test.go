@@ -346,7 +346,7 @@ func TestSwitchMapping(t *testing.T) {
 	}
 	// The Table V speedups are the DSE choice's; a mapping set by hand is
 	// measured against that choice.
-	if !strings.Contains(out, "DSE best G-F-G: ×") || strings.Contains(out, "over 2nd best") {
+	if !strings.Contains(out, "fastest predicted G-F-G: ×") || strings.Contains(out, "over 2nd best") {
 		t.Errorf("the mapping pane does not compare G-G-G with the DSE's choice:\n%s", out)
 	}
 	if !strings.Contains(m.Status(), "mapping → G-G-G") {
@@ -426,14 +426,26 @@ func TestHelpToggles(t *testing.T) {
 	startRun(t, m, st)
 	press(m, "?")
 	out := plain(m)
-	if !strings.Contains(out, "Help") || !strings.Contains(out, "restart run") {
+	if !strings.Contains(out, "Help: every key") || !strings.Contains(out, "restart run") {
 		t.Fatal("? did not open the full help")
 	}
-	if strings.Contains(out, "run this mapping") {
-		t.Error("the help lists mapping keys while the tree has the focus")
+	// Every key, whichever pane has the focus: the mapping pane's, the
+	// zoom, the mouse, the way to the config.
+	for _, want := range []string{"run this mapping", "zoom", "wheel", "Change the run", "pick a preset", "export results"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the help does not list %q:\n%s", want, out)
+		}
+	}
+	if i, j := strings.Index(out, "Sum tree (focused)"), strings.Index(out, "Everywhere"); i < 0 || i > j {
+		t.Errorf("the focused pane's keys do not come first (%d, %d)", i, j)
 	}
 	press(m, "esc")
 	if m.helpOpen {
 		t.Error("esc did not close the help")
+	}
+	m.setFocus(paneMapping)
+	press(m, "?")
+	if out := plain(m); !strings.Contains(out, "Mapping (focused)") {
+		t.Errorf("the help does not mark the mapping pane focused:\n%s", out)
 	}
 }

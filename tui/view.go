@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -49,13 +50,33 @@ func (m *Model) render() string {
 	}
 	bodyTop := len(lines)
 	bodyH := h - bodyTop - 1
-	if m.helpOpen {
+	switch {
+	case m.pick != nil:
+		lines = append(lines, m.pickerOverlay(w, bodyH)...)
+	case m.helpOpen:
 		lines = append(lines, m.fullHelp(w, bodyH)...)
-	} else {
+	default:
 		lines = append(lines, m.body(bodyTop, bodyH)...)
 	}
 	lines = append(lines, m.footer())
 	return strings.Join(lines, "\n")
+}
+
+// overlayRect is where the help and the preset picker draw: the body,
+// under the header and the tab bar, above the footer.
+func (m *Model) overlayRect() rect {
+	top := m.headerH
+	if !m.lay.tabs.empty() {
+		top++
+	}
+	return rect{0, top, m.com.Width, m.com.Height - top - 1}
+}
+
+// pickerOverlay draws the preset picker in a frame over the body.
+func (m *Model) pickerOverlay(w, h int) []string {
+	content := m.pick.View(w-2, h-2)
+	return strings.Split(frame(m.com.Styles, "Presets, walkthroughs, experiments", "/ opened it",
+		content, w, h, true, false), "\n")
 }
 
 // tooSmall says which size the explorer needs.
@@ -141,7 +162,15 @@ func (m *Model) footer() string {
 	st := m.com.Styles
 	w := m.com.Width
 	status := ""
-	if m.status != "" {
+	switch {
+	case m.pick != nil:
+		status = st.Accent.Render("type to filter · ↑/↓ choose · enter starts it · esc closes · ctrl+c quits")
+		return fit(status, w)
+	case !m.hinted && !m.bad:
+		// The first screen says how to change the run, until a key.
+		status = st.Accent.Render(m.changeHint()) +
+			st.Muted.Render("  │  ")
+	case m.status != "":
 		if m.bad {
 			status = st.Error.Render(m.status)
 		} else {
@@ -150,22 +179,52 @@ func (m *Model) footer() string {
 		status = ansi.Truncate(status, max(w/2, 20), "…") + st.Muted.Render("  │  ")
 	}
 	m.help.SetWidth(max(w-cellWidth(status), 0))
-	return fit(status+m.help.ShortHelpView(m.com.Keys.ShortHelp()), w)
+	return fit(status+m.help.ShortHelpView(m.shortHelp()), w)
 }
 
-// fullHelp renders every binding that applies now, in a frame over the body.
+// shortHelp is the footer's bindings: the key map's, with the mapping
+// pane's own (its list, d, the devices editor) when it has the focus.
+func (m *Model) shortHelp() []key.Binding {
+	k := m.com.Keys
+	all := k.ShortHelp()
+	if m.focus != paneMapping || m.helpOpen {
+		return all
+	}
+	out := append([]key.Binding{k.Help, k.Quit}, m.mapping.HelpKeys()...)
+	for _, b := range all[2:] {
+		if !slices.ContainsFunc(out, func(o key.Binding) bool { return o.Help() == b.Help() }) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// fullHelp renders every key of the explorer, grouped by pane, in a frame
+// over the body; it scrolls (↑/↓, the wheel) when it does not fit.
 func (m *Model) fullHelp(w, h int) []string {
 	st := m.com.Styles
-	content := m.help.FullHelpView(m.com.Keys.FullHelp()) + "\n\n" +
-		st.Muted.Render("Panes: sum tree (prefix-sum walk, update path) · pipeline occupancy (sim clock) · "+
-			"throughput & learning (sim and host clocks) · mapping (DSE) · config (next run).") + "\n"
+	lines := m.helpLines(w - 2)
+	panes := "Panes: sum tree (the prefix-sum walk and update path) · pipeline occupancy (sim clock) · " +
+		"throughput & learning (sim and host clocks) · mapping (the DSE's choice, 000 §VI) · config (the next run)."
+	for _, l := range wrapText(panes, w-2) {
+		lines = append(lines, st.Muted.Render(l))
+	}
 	if m.wt != nil {
 		for _, l := range wrapText("Walkthrough: the narrative tells the step, what to look at and why; "+markGlyph+
 			" marks the panes it is about. n and p move to the next and the previous step: a step that changes "+
 			"only the mapping switches the live run's mapping, any other restarts the run with the step's configuration.", w-2) {
-			content += st.Muted.Render(l) + "\n"
+			lines = append(lines, st.Muted.Render(l))
 		}
 	}
-	content += st.Muted.Render("? or esc closes this help.")
-	return strings.Split(frame(st, "Help", "", content, w, h, true, false), "\n")
+	inner := max(h-2, 1)
+	m.helpOffset = min(m.helpOffset, max(len(lines)-inner, 0))
+	note := "? or esc closes"
+	if len(lines) > inner {
+		note = "↑/↓ scroll · " + note
+		if m.helpOffset+inner < len(lines) {
+			note = "↓ more · " + note
+		}
+	}
+	shown := lines[m.helpOffset:min(m.helpOffset+inner, len(lines))]
+	return strings.Split(frame(st, "Help: every key", note, strings.Join(shown, "\n"), w, h, true, false), "\n")
 }

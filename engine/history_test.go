@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// TestHistoryRatesAndSwitches: the first point, the points before the
+// first gradient step and a window in which the simulated clock stood
+// still are not rates (NaN, not a 0 drawn as a minimum); a
+// change of the running mapping is noted at the simulated and host time of
+// the first snapshot after it, with the prediction following the mapping;
+// switches older than the window are dropped.
+func TestHistoryRatesAndSwitches(t *testing.T) {
+	var h History
+	snap := func(i int, grad int64, mapping string, pred float64) *Snapshot {
+		s := &Snapshot{Config: Config{Algo: DQN}, SimElapsed: float64(i), SimGradSteps: grad, SimGradEnd: float64(i) + 0.5}
+		s.HostElapsed = 10 * time.Duration(i) * time.Second
+		s.Counters.GradSteps = grad
+		s.Host.GPS, s.Sim.GPS = 2, 100
+		s.Mapping.Chosen, s.Mapping.PredictedGPS = mapping, pred
+		return s
+	}
+	h.add(snap(0, 5, "G-F-G", 173)) // the first point: a window of no time
+	h.add(snap(1, 0, "G-F-G", 173)) // no gradient step yet
+	h.add(snap(2, 40, "G-F-G", 173))
+	h.add(snap(3, 90, "G-G-G", 143))
+	for i, want := range []bool{false, false, true, true} {
+		if got := !math.IsNaN(h.SimRate[i]) && !math.IsNaN(h.HostRate[i]); got != want {
+			t.Errorf("point %d: sim %v host %v, want a rate %v", i, h.SimRate[i], h.HostRate[i], want)
+		}
+	}
+	if len(h.Switches) != 1 {
+		t.Fatalf("switches %+v, want one", h.Switches)
+	}
+	if sw := h.Switches[0]; sw.SimTime != 3 || sw.HostTime != 30 || sw.From != "G-F-G" || sw.To != "G-G-G" {
+		t.Errorf("switch %+v, want G-F-G to G-G-G at 3 s sim, 30 s host", sw)
+	}
+	if h.Predicted[2] != 173 || h.Predicted[3] != 143 {
+		t.Errorf("predicted %v, want 173 then 143 after the switch", h.Predicted)
+	}
+	// A snapshot's copy continues from the same mapping: a switch back is
+	// one more.
+	c := h.clone()
+	c.add(snap(4, 100, "G-F-G", 173))
+	if len(c.Switches) != 2 || len(h.Switches) != 1 {
+		t.Errorf("switch back on a clone: clone %+v, history %+v", c.Switches, h.Switches)
+	}
+	for i := range MaxHistory {
+		h.add(snap(4+i, 100, "G-G-G", 143))
+	}
+	if len(h.Switches) != 0 {
+		t.Errorf("a switch older than the window is kept: %+v", h.Switches)
+	}
+
+	// The first step ends at point 3, then the host finishes no step for
+	// a whole window: the sim rate is measured only over windows from a
+	// step's end (point 3 on) in which the steps' ends moved; the host's
+	// is a measured 0 throughout.
+	var still History
+	const stall = 3 + rateSpan
+	for i := range stall + rateSpan {
+		s := snap(i, 10, "G-F-G", 173)
+		s.SimGradEnd = float64(min(i, stall))
+		if i < 3 {
+			s.SimGradEnd = 0
+		}
+		still.add(s)
+	}
+	for i, v := range still.SimRate {
+		oldest := max(i-(rateSpan-1), 0)
+		want := oldest >= 3 && oldest < stall
+		if got := !math.IsNaN(v); got != want || (i > 0 && math.IsNaN(still.HostRate[i])) {
+			t.Errorf("point %d (window from %d, steps from 3, stalled from %d): sim rate %v host %v, want a sim rate %v",
+				i, oldest, stall, v, still.HostRate[i], want)
+		}
+	}
+}

@@ -1,0 +1,331 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlxdev/rlx/core/ppo"
+	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/sim"
+)
+
+// Predict returns the mapping view a run of cfg starts with, without
+// running it: the exploration of its workload on its platform
+// (Config.Devices) and the mapping it asks for, built by the functions a
+// live run builds its snapshots' MappingView with. It fails where Start
+// would fail before running: an invalid configuration, a platform that
+// cannot be loaded, a run that would not fit the memory limit, a mapping
+// the platform cannot run.
+func Predict(cfg Config) (MappingView, error) {
+	var pr Predictor
+	return pr.Predict(cfg)
+}
+
+// Predictor predicts configurations as Predict does, and keeps the
+// workload of the last one: configurations that differ only in their
+// platform (Config.Devices), as a form trying one platform after another
+// asks for, build it once. The zero value is ready to use. A Predictor is
+// not safe for concurrent use.
+type Predictor struct{ demand *demand }
+
+// Predict returns Predict(cfg).
+func (pr *Predictor) Predict(cfg Config) (MappingView, error) {
+	d, err := pr.demandOf(cfg)
+	if err != nil {
+		return MappingView{}, err
+	}
+	p, err := LoadPlatform(cfg.Devices)
+	if err != nil {
+		return MappingView{}, err
+	}
+	return d.predict(p)
+}
+
+// demandOf returns the demand of cfg, the one kept when only the platform
+// or the display name differ.
+func (pr *Predictor) demandOf(cfg Config) (*demand, error) {
+	cfg = cfg.Defaults()
+	cfg.Devices, cfg.Name = "", ""
+	if pr.demand != nil && pr.demand.cfg == cfg {
+		return pr.demand, nil
+	}
+	d, err := newDemand(cfg)
+	if err != nil {
+		return nil, err
+	}
+	pr.demand = d
+	return d, nil
+}
+
+// demand is what a configuration asks of the simulated platform, whatever
+// the platform: the off-policy workload or the PPO iteration. Building it
+// builds the run's networks (and for PPO its trainer), so a what-if that
+// tries many platforms on one configuration builds it once.
+type demand struct {
+	cfg  Config           // defaults filled in, valid
+	work hw.Workload      // off-policy
+	iter sim.PPOIteration // PPO
+}
+
+// newDemand validates cfg and describes its run to the simulated platform.
+func newDemand(cfg Config) (*demand, error) {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := CheckMemory(cfg); err != nil {
+		return nil, err
+	}
+	d := &demand{cfg: cfg}
+	if cfg.Algo.OnPolicy() {
+		pc, err := ppoConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := ppo.New(pc)
+		if err != nil {
+			return nil, err
+		}
+		d.iter = ppoIteration(cfg, tr)
+		return d, nil
+	}
+	su, err := newOffPolicySetup(cfg)
+	if err != nil {
+		return nil, err
+	}
+	d.work = su.workload(cfg)
+	return d, nil
+}
+
+// predict returns the mapping view of the demand's run on platform p, as
+// the run's driver builds it.
+func (d *demand) predict(p *hw.Platform) (MappingView, error) {
+	if d.cfg.Algo.OnPolicy() {
+		clock, err := newPPOClock(p, d.iter, d.cfg.Mapping)
+		if err != nil {
+			return MappingView{}, err
+		}
+		return ppoMappingView(clock, d.cfg.Mapping), nil
+	}
+	clock, err := newOffPolicyClock(p, d.work, d.cfg.Mapping)
+	if err != nil {
+		return MappingView{}, err
+	}
+	return placementView(clock.Placement(), d.cfg.Mapping), nil
+}
+
+// PlatformDraft is a platform being edited for a what-if: the devices of
+// a run with some parameters changed (Params, Set), what the mapping
+// would be on them (Predict), and the edited platform as a file the
+// command line takes with --devices (Save). Editing a draft changes
+// nothing of any run. A PlatformDraft is not safe for concurrent use.
+type PlatformDraft struct {
+	source string // the file or preset the draft was made from, as PlatformFile names it
+	base   string // the name the edited platform is saved under, without "-edited"
+	data   []byte // its YAML
+	orig   *hw.Platform
+	p      *hw.Platform
+	knobs  []hw.Knob // those of devices the platform has
+	pred   Predictor // the workload of the configuration predicted last
+}
+
+// DeviceParam is one parameter of a PlatformDraft.
+type DeviceParam struct {
+	// Key is the value's YAML path in a platform file, e.g.
+	// "link.gbs"; "fpga.slrs" is the number of SLRs.
+	Key    string
+	Device string // "PCIe", "GPU", "FPGA" or "CPU"
+	Label  string // e.g. "bandwidth"
+	Unit   string // e.g. "GB/s"; "" for a count
+	Value  float64
+	// Original is the value in the platform the draft was made from.
+	Original float64
+	// Min and Max bound Value; Range says which hardware they span.
+	Min, Max float64
+	Range    string
+	// Step is one press of an editor: an increment, or for a Log
+	// parameter the ratio of neighbouring R10 preferred numbers (Stepped).
+	Step    float64
+	Log     bool
+	Integer bool
+}
+
+// editedSuffix ends the name of an edited platform.
+const editedSuffix = "-edited"
+
+// DraftPlatform returns a draft of the platform devices names, resolved
+// as Config.Devices is (LoadPlatform), with nothing changed yet.
+func DraftPlatform(devices string) (*PlatformDraft, error) {
+	name, data, err := PlatformFile(devices)
+	if err != nil {
+		return nil, err
+	}
+	orig, err := hw.ParsePlatform(name, data)
+	if err != nil {
+		return nil, err
+	}
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml")
+	d := &PlatformDraft{source: name, base: strings.TrimSuffix(base, editedSuffix), data: data, orig: orig, p: orig.Clone()}
+	for _, k := range hw.Knobs() {
+		if k.On(orig) {
+			d.knobs = append(d.knobs, k)
+		}
+	}
+	return d, nil
+}
+
+// Source names what the draft was made from: an embedded preset's name or
+// a file's path.
+func (d *PlatformDraft) Source() string { return d.source }
+
+// Params returns the parameters the draft may change, with their values
+// now, in the order an editor lists them (PCIe, GPU, FPGA, CPU); those of
+// a device the platform lacks are left out.
+func (d *PlatformDraft) Params() []DeviceParam {
+	out := make([]DeviceParam, 0, len(d.knobs))
+	for _, k := range d.knobs {
+		v, _ := k.Value(d.p)
+		o, _ := k.Value(d.orig)
+		out = append(out, DeviceParam{Key: k.Path, Device: k.Device, Label: k.Label, Unit: k.Unit, Value: v, Original: o,
+			Min: k.Min, Max: k.Max, Range: k.Range, Step: k.Step, Log: k.Log, Integer: k.Integer})
+	}
+	return out
+}
+
+// knob returns the draft's knob at key, or an error listing the keys.
+func (d *PlatformDraft) knob(key string) (hw.Knob, error) {
+	for _, k := range d.knobs {
+		if k.Path == key {
+			return k, nil
+		}
+	}
+	var keys []string
+	for _, k := range d.knobs {
+		keys = append(keys, k.Path)
+	}
+	return hw.Knob{}, fmt.Errorf("device parameter %q is not one of platform %q's: %s", key, d.orig.Name, strings.Join(keys, ", "))
+}
+
+// Set sets the parameter at key to v. A key the draft does not have, and
+// a value out of the parameter's range, are errors naming them and what
+// is accepted; the draft is then unchanged.
+func (d *PlatformDraft) Set(key string, v float64) error {
+	k, err := d.knob(key)
+	if err != nil {
+		return err
+	}
+	return k.Set(d.p, v)
+}
+
+// Stepped returns the value of the parameter at key one step up (dir > 0)
+// or down from its value now, kept in its range: the next multiple of its
+// Step, or of a Log parameter the next R10 preferred number (1, 1.25, 1.6,
+// 2, 2.5, 3.15, 4, 5, 6.3, 8 x 10^k).
+func (d *PlatformDraft) Stepped(key string, dir int) (float64, error) {
+	k, err := d.knob(key)
+	if err != nil {
+		return 0, err
+	}
+	v, _ := k.Value(d.p)
+	return k.Next(v, dir), nil
+}
+
+// Changes describes each parameter that differs from the platform the
+// draft was made from, e.g. "link.gbs 16 → 4"; nil when none does.
+func (d *PlatformDraft) Changes() []string {
+	var out []string
+	for _, p := range d.Params() {
+		if p.Value != p.Original {
+			out = append(out, fmt.Sprintf("%s %g → %g", p.Key, p.Original, p.Value))
+		}
+	}
+	return out
+}
+
+// Predict returns the mapping view a run of cfg would start with on the
+// draft's platform, as Predict does for cfg's own (cfg.Devices is not
+// read). The run's workload is built once for a configuration and kept
+// for the next prediction.
+func (d *PlatformDraft) Predict(cfg Config) (MappingView, error) {
+	dm, err := d.pred.demandOf(cfg)
+	if err != nil {
+		return MappingView{}, err
+	}
+	return dm.predict(d.p)
+}
+
+// edited returns the draft's platform named and described as an edited
+// copy of the one it was made from.
+func (d *PlatformDraft) edited() *hw.Platform {
+	p := d.p.Clone()
+	p.Name = d.base + editedSuffix
+	p.Doc = fmt.Sprintf("%s, edited in rlx's devices editor (%s)", d.orig.Doc, strings.Join(d.Changes(), ", "))
+	if len(d.Changes()) == 0 {
+		p.Doc = d.orig.Doc + ", copied by rlx's devices editor"
+	}
+	return p
+}
+
+// YAML returns the draft as a platform file: the file it was made from
+// with the values changed, each commented as set in the devices editor,
+// and a header saying where it came from (hw.EditedYAML). Comments of
+// values left alone are kept.
+func (d *PlatformDraft) YAML() ([]byte, error) {
+	header := []string{
+		fmt.Sprintf("%s, edited in rlx's devices editor from %s.", d.base+editedSuffix, d.source),
+		"Changed: " + strings.Join(d.Changes(), ", ") + ".",
+		"Use it with --devices FILE (rlx, rlx dse).",
+	}
+	if len(d.Changes()) == 0 {
+		header[1] = "Nothing changed."
+	}
+	return hw.EditedYAML(d.data, d.edited(), header)
+}
+
+// SavePath is where the explorer saves the draft: <name>-edited.yaml in
+// UserDevicesDir (so that --devices <name>-edited finds it), or in the
+// working directory when there is no user configuration directory.
+func (d *PlatformDraft) SavePath() string {
+	file := d.base + editedSuffix + ".yaml"
+	if dir := UserDevicesDir(); dir != "" {
+		return filepath.Join(dir, file)
+	}
+	return file
+}
+
+// Save writes the draft (YAML) to path, creating its directory, through a
+// temporary file renamed into place, so that a file already there is
+// replaced whole or not at all.
+func (d *PlatformDraft) Save(path string) error {
+	data, err := d.YAML()
+	if err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("saving the platform: %w", err)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("saving the platform: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving the platform to %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving the platform to %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("saving the platform to %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// helpEntry is one line of the full help: the keys and what they do.
+type helpEntry struct{ keys, desc string }
+
+// helpSection is one group of the full help: a pane's keys, the global
+// keys, the mouse.
+type helpSection struct {
+	title   string
+	pane    paneID // the pane the keys belong to; -1 for none
+	entries []helpEntry
+}
+
+// noPane marks a help section that belongs to no pane.
+const noPane paneID = -1
+
+// bindingEntry reads a binding's help, whether or not it applies now: the
+// full help lists every key, the footer only those that apply.
+func bindingEntry(b key.Binding) helpEntry {
+	h := b.Help()
+	return helpEntry{h.Key, h.Desc}
+}
+
+func bindingEntries(bs ...key.Binding) []helpEntry {
+	out := make([]helpEntry, len(bs))
+	for i, b := range bs {
+		out[i] = bindingEntry(b)
+	}
+	return out
+}
+
+// helpSections lists every key of the explorer, grouped by pane, the
+// focused pane's group first, then the global keys and the mouse.
+func (m *Model) helpSections() []helpSection {
+	k := m.com.Keys
+	global := helpSection{title: "Everywhere", pane: noPane, entries: []helpEntry{
+		bindingEntry(k.NextPane), bindingEntry(k.PrevPane),
+		{"space", "pause / resume the run"},
+		bindingEntry(k.Restart),
+		{"/", "pick a preset, walkthrough or experiment"},
+		bindingEntry(k.Export),
+		{"z", "zoom the focused pane (z or esc returns)"},
+		{"?", "this help (? or esc closes)"},
+		{"q ctrl+c", "quit (in a text field q types)"},
+	}}
+	if m.wt != nil {
+		global.entries = append(global.entries, bindingEntry(k.NextStep), bindingEntry(k.PrevStep))
+	}
+	change := helpSection{title: "Change the run", pane: noPane, entries: []helpEntry{
+		{"Config", "environment, algorithm, sizes, mapping, devices: " + m.configRoute() + " or click it"},
+		{"/", "start a preset, walkthrough or experiment"},
+	}}
+	mouse := helpSection{title: "Mouse", pane: noPane, entries: []helpEntry{
+		{"click", "focus a pane or a tab; select a row"},
+		{"wheel", "scroll the pane under the pointer"},
+	}}
+	panes := []helpSection{
+		{title: paneTitles[paneTree], pane: paneTree, entries: []helpEntry{
+			{"←/→ h/l", "step the walk a level (paused or over)"},
+		}},
+		{title: paneTitles[panePipeline], pane: panePipeline, entries: bindingEntries(k.ScrollUp, k.ScrollDown)},
+		{title: paneTitles[paneCharts], pane: paneCharts, entries: []helpEntry{
+			{"z", "zoom: taller charts"},
+		}},
+		{title: paneTitles[paneMapping], pane: paneMapping, entries: m.mappingHelp()},
+		{title: paneTitles[paneConfig], pane: paneConfig, entries: append(bindingEntries(k.FieldDown, k.FieldUp, k.Cycle, k.CyclePrev, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert),
+			helpEntry{"0-9", "type a number: the first key replaces the value"},
+			helpEntry{"q", "types in a field; quits elsewhere"})},
+	}
+	if m.wt != nil {
+		panes = append([]helpSection{{title: paneTitles[paneNarrative], pane: paneNarrative, entries: []helpEntry{
+			{"↑/↓ j/k", "scroll the text"},
+			{"←/→ h/l", "step the sum-tree walk (paused)"},
+		}}}, panes...)
+	}
+	var out []helpSection
+	for _, s := range panes {
+		if s.pane == m.focus {
+			s.title += " (focused)"
+			out = append(out, s)
+		}
+	}
+	out = append(out, global, change)
+	for _, s := range panes {
+		if s.pane != m.focus {
+			out = append(out, s)
+		}
+	}
+	return append(out, mouse)
+}
+
+// changeHint is the first screen's one line on how to change the run.
+func (m *Model) changeHint() string {
+	if m.focus == paneConfig {
+		return "change the run here in Config, or / for a preset · ? every key"
+	}
+	return "change the run: " + m.configRoute() + " → Config, or / for a preset · ? every key"
+}
+
+// configRoute says how to reach the Config pane from the focused one.
+func (m *Model) configRoute() string {
+	if m.focus == paneConfig {
+		return "focused now"
+	}
+	i, j := max(slices.Index(m.order, m.focus), 0), max(slices.Index(m.order, paneConfig), 0)
+	n := len(m.order)
+	fwd, back := ((j-i)%n+n)%n, ((i-j)%n+n)%n
+	if back <= fwd {
+		return strings.TrimSpace(strings.Repeat("shift+tab ", back))
+	}
+	return strings.TrimSpace(strings.Repeat("tab ", fwd))
+}
+
+// helpKeyW is the width of the keys column of the full help.
+const helpKeyW = 10
+
+// helpLines renders the sections in columns of at least helpColW cells
+// that fill w, each section kept whole in one column.
+func (m *Model) helpLines(w int) []string {
+	st := m.com.Styles
+	const helpColW = 44
+	cols := max(w/helpColW, 1)
+	colW := w / cols
+	var blocks [][]string
+	for _, s := range m.helpSections() {
+		title := st.Strong.Render(s.title)
+		if s.pane == m.focus {
+			title = st.Accent.Bold(true).Render(s.title)
+		}
+		blk := []string{fit(title, colW)}
+		for _, e := range s.entries {
+			keys := fit(st.Accent.Render(e.keys), helpKeyW)
+			for i, l := range wrapText(e.desc, max(colW-helpKeyW-2, 8)) {
+				if i > 0 {
+					keys = strings.Repeat(" ", helpKeyW)
+				}
+				blk = append(blk, fit(" "+keys+" "+st.Text.Render(l), colW))
+			}
+		}
+		blocks = append(blocks, append(blk, strings.Repeat(" ", colW)))
+	}
+	// Fill the columns in order, each about an equal share of the lines.
+	total := 0
+	for _, b := range blocks {
+		total += len(b)
+	}
+	per := (total + cols - 1) / cols
+	columns := make([][]string, cols)
+	c := 0
+	for _, b := range blocks {
+		if c < cols-1 && len(columns[c]) > 0 && len(columns[c])+len(b) > per {
+			c++
+		}
+		columns[c] = append(columns[c], b...)
+	}
+	rows := 0
+	for _, col := range columns {
+		rows = max(rows, len(col))
+	}
+	for i := range columns {
+		for len(columns[i]) < rows {
+			columns[i] = append(columns[i], strings.Repeat(" ", colW))
+		}
+	}
+	return joinColumns(columns...)
+}
+
+// mappingHelp lists the mapping pane's keys: the list's, then the devices
+// editor's (d opens it).
+func (m *Model) mappingHelp() []helpEntry {
+	k, e := m.com.Keys, &m.mapping.keys
+	out := bindingEntries(k.MapDown, k.MapSwitch, k.MapAuto, e.Devices)
+	for _, h := range bindingEntries(e.ParamUp, e.ParamDown, e.Less, e.More, e.Reset, e.Apply, e.Save, e.Close) {
+		h.desc = "editor: " + h.desc
+		out = append(out, h)
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/units"
+)
+
+// mappingPaneOf returns a mapping pane of w x h showing a run of cfg with
+// the mapping view the engine predicts for it, focused.
+func mappingPaneOf(t *testing.T, cfg engine.Config, w, h int) *mappingPane {
+	t.Helper()
+	v, err := engine.Predict(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snapshotFor(cfg, 1)
+	s.Mapping = v
+	p := newMappingPane(&common{Styles: NewStyles(true), Keys: DefaultKeyMap()})
+	p.SetSize(w, h)
+	p.SetSnapshot(s)
+	p.SetFocused(true)
+	return p
+}
+
+func paneText(p *mappingPane) string { return ansi.Strip(p.View()) }
+
+// lineWith returns the first line of text holding s, "" if none.
+func lineWith(text, s string) string {
+	for l := range strings.SplitSeq(text, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestMappingPaneTells holds the pane to what the engine's view says: a
+// tie reads as a tie, a mapping set by hand has its row and ◀ now, the
+// model's bound and the live busiest unit are both shown, each labelled.
+func TestMappingPaneTells(t *testing.T) {
+	// CartPole DQN on Table IV: the actors bound F-F-F, F-C-F and F-G-F
+	// alike; Algorithm 3 picks F-F-F.
+	p := mappingPaneOf(t, engine.Config{Env: "CartPole-v1", Algo: "dqn"}, 80, 30)
+	text := paneText(p)
+	// CartPole's actors are charged the host's step time: the figures
+	// are the view's, not constants.
+	model := "model " + units.Fixed(p.snap.Mapping.PredictedGPS) + " GPS"
+	for _, want := range []string{"auto → F-F-F · " + model + ", bound by actors", "tie with F-C-F, F-G-F",
+		"live 171.3 GPS, busiest GPU learner (99% busy)", "gives the same throughput"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("tie: the pane lacks %q:\n%s", want, text)
+		}
+	}
+	for _, wrong := range []string{"DSE best", "fastest predicted", "over 2nd best"} {
+		if strings.Contains(text, wrong) {
+			t.Errorf("tie: the pane says %q:\n%s", wrong, text)
+		}
+	}
+	if l := lineWith(text, "◀ now"); !strings.Contains(l, "F-F-F") {
+		t.Errorf("tie: ◀ now is on %q, want F-F-F's row", l)
+	}
+
+	// A mapping set by hand whose storage is on a third device.
+	p = mappingPaneOf(t, engine.Config{Env: "CartPole-v1", Algo: "dqn", Mapping: engine.MustMapping("F-C-G")}, 80, 30)
+	text = paneText(p)
+	if l := lineWith(text, "◀ now"); !strings.Contains(l, "F-C-G") {
+		t.Errorf("F-C-G by hand: ◀ now is on %q:\n%s", l, text)
+	}
+	if p.Selected() != "F-C-G" {
+		t.Errorf("F-C-G by hand: the selection follows %q", p.Selected())
+	}
+
+	// Pendulum TD3: Algorithm 3 chooses by the table and the model
+	// predicts another mapping faster; the pane names it the fastest,
+	// not the DSE's best.
+	p = mappingPaneOf(t, engine.Config{Env: "Pendulum-v1", Algo: "td3", Batch: 256, Capacity: 1_000_000}, 100, 30)
+	text = paneText(p)
+	if !strings.Contains(text, "fastest predicted G-F-G: ×1.01 this") || !strings.Contains(text, "Algorithm 3 maps by the table") {
+		t.Errorf("td3: the pane does not say why auto runs a slower mapping:\n%s", text)
+	}
+
+	// Narrow: the bound and the live unit on lines of their own, labelled.
+	p = mappingPaneOf(t, engine.Config{Env: "CartPole-v1", Algo: "dqn"}, 38, 20)
+	text = paneText(p)
+	for _, want := range []string{"model bound by actors", "live 171.3 GPS · GPU learner 99% busy"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("narrow: the pane lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestMappingPanePreview shows a configuration not running and clears it
+// when the form goes back to the running one.
+func TestMappingPanePreview(t *testing.T) {
+	cfg := engine.Config{Env: "Hopper-workload", Algo: "ddpg", Batch: 16384, Capacity: 1 << 20}
+	p := mappingPaneOf(t, cfg, 80, 30)
+	other := cfg
+	other.Devices = "heppo-zcu106"
+	p.Preview(other)
+	if text := paneText(p); !strings.Contains(text, "preview: not running · heppo-zcu106") ||
+		!strings.Contains(text, "needs a cpu, a gpu, an fpga and a link") {
+		t.Errorf("a preview on a platform without a CPU:\n%s", text)
+	}
+	other = cfg
+	other.Batch = 4096
+	p.Preview(other)
+	text := paneText(p)
+	if !strings.Contains(text, "preview: not running · table-iv") || !strings.Contains(text, "◀ would run") {
+		t.Errorf("a preview of batch 4096:\n%s", text)
+	}
+	if want, _ := engine.Predict(other); !strings.Contains(text, "model "+units.Fixed(want.PredictedGPS)) {
+		t.Errorf("the preview does not show batch 4096's prediction %g:\n%s", want.PredictedGPS, text)
+	}
+	named := cfg
+	named.Name = "hopper-ddpg-16384"
+	p.Preview(named)
+	if text := paneText(p); strings.Contains(text, "preview") {
+		t.Errorf("the running configuration still shows as a preview:\n%s", text)
+	}
+}
+
+// TestMappingPaneMouseAndHelp clicks a row of the list, scrolls, and
+// lists the pane's keys for the help.
+func TestMappingPaneMouseAndHelp(t *testing.T) {
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	m.setFocus(paneMapping)
+	p := m.mapping
+	p.View()
+	y := slices.Index(p.lineRow, 2)
+	if y < 0 {
+		t.Fatalf("no line shows row 2: %v", p.lineRow)
+	}
+	p.ClickRow(y)
+	if got, want := p.Selected(), p.snap.Mapping.All[2].Mapping; got != want {
+		t.Errorf("clicked line %d: selected %q, want %q", y, got, want)
+	}
+	p.ClickRow(0) // the summary: nothing
+	p.Scroll(-5)
+	if got := p.Selected(); got != p.snap.Mapping.All[0].Mapping {
+		t.Errorf("scrolled up: selected %q", got)
+	}
+
+	help := func() []string {
+		var keys []string
+		for _, b := range p.HelpKeys() {
+			keys = append(keys, b.Help().Key)
+		}
+		return keys
+	}
+	if keys := help(); !slices.Contains(keys, "d") || !slices.Contains(keys, "enter") {
+		t.Errorf("help keys %v, want the list's and d", keys)
+	}
+	press(m, "d")
+	if !p.Editing() {
+		t.Fatal("d did not open the devices editor")
+	}
+	if keys := help(); !slices.Contains(keys, "w") || !slices.Contains(keys, "esc/d") || slices.Contains(keys, "a") {
+		t.Errorf("help keys in the editor %v", keys)
+	}
+	p.View()
+	y = slices.Index(p.lineRow, 3)
+	p.ClickRow(y)
+	if p.editor.sel != 3 {
+		t.Errorf("clicked line %d in the editor: parameter %d selected, want 3", y, p.editor.sel)
+	}
+}
