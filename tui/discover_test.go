@@ -79,6 +79,13 @@ func TestHeaderSaysWhenThePresetWasEdited(t *testing.T) {
 	if h := plain(m); !strings.Contains(h, "preset hopper-ddpg-16384") || strings.Contains(h, "edited") {
 		t.Fatalf("the header does not name the preset as running:\n%s", firstLines(h, 2))
 	}
+	// A mapping switched by hand edits the run too.
+	if err := m.switchMapping(engine.MustMapping("G-G-G")); err != nil {
+		t.Fatal(err)
+	}
+	if h := firstLines(plain(m), 2); !strings.Contains(h, "edited from preset hopper-ddpg-16384") {
+		t.Errorf("after a mapping switch, the header still reads as the preset:\n%s", h)
+	}
 	edited := m.Config()
 	edited.Env, edited.Algo = "Pendulum-v1", engine.Algorithm("ddpg")
 	edited.Batch = 256

@@ -55,8 +55,9 @@ func (m *Model) header() []string {
 	}
 	if cfg.Name != "" && m.wt == nil {
 		// The name is the preset's only while the run is the preset's:
-		// once the form or a mapping switch changed it, say so.
-		if len(configChanges(m.origin, cfg)) == 0 {
+		// once the form or a mapping switch changed it, say so. m.cfg,
+		// not the snapshot's configuration, follows a live switch.
+		if len(configChanges(m.origin, m.cfg)) == 0 {
 			what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
 		} else {
 			what = append(what, st.Warn.Render("edited")+st.Muted.Render(" from preset ")+st.Text.Render(cfg.Name))
