@@ -49,6 +49,11 @@ type Field struct {
 	// Min and Max bound an IntField; each range is stated here and only
 	// here.
 	Min, Max int64
+	// StepFactor is how the explorer's + and - step an IntField: they
+	// multiply and divide by it when it is set (2 for the sizes the papers
+	// sweep in powers of two, 10 for the step budget's decades), and add
+	// and take one when it is 0.
+	StepFactor int64
 	// Label-only fields name the run and change nothing it does: a
 	// walkthrough step that changes only them is the same run.
 	LabelOnly bool
@@ -65,18 +70,18 @@ const MaxBatch = 1 << 16
 var fields = []Field{
 	{Name: "env", Label: "environment", Help: "environment", Kind: ChoiceField, choices: Environments},
 	{Name: "algo", Label: "algorithm", Help: "algorithm", Kind: AlgorithmField, choices: agents.Names},
-	{Name: "batch", Label: "batch B", Help: "learner batch size B", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: MaxBatch},
-	{Name: "capacity", Label: "capacity", Help: "replay capacity", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 1 << 26},
-	{Name: "fanout", Label: "fanout K", Help: "sum-tree fanout K", Kind: IntField, Family: OffPolicyOnly, Min: 2, Max: hw.MaxFanout},
+	{Name: "batch", Label: "batch B", Help: "learner batch size B", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: MaxBatch, StepFactor: 2},
+	{Name: "capacity", Label: "capacity", Help: "replay capacity", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 1 << 26, StepFactor: 2},
+	{Name: "fanout", Label: "fanout K", Help: "sum-tree fanout K", Kind: IntField, Family: OffPolicyOnly, Min: 2, Max: hw.MaxFanout, StepFactor: 2},
 	{Name: "actors", Label: "actors", Help: "actors collecting data", Kind: IntField, Family: AllAlgorithms, Min: 1, Max: 256},
 	{Name: "learners", Label: "learners", Help: "learners (SPO, one buffer bank each)", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 16},
-	{Name: "depth", Label: "D presample", Help: "batches sampled ahead of the learner, D", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 4096},
-	{Name: "envs", Label: "envs N", Help: "PPO environments N", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 1024},
-	{Name: "horizon", Label: "horizon T", Help: "PPO steps per environment per iteration T", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 65536},
+	{Name: "depth", Label: "D presample", Help: "batches sampled ahead of the learner, D", Kind: IntField, Family: OffPolicyOnly, Min: 1, Max: 4096, StepFactor: 2},
+	{Name: "envs", Label: "envs N", Help: "PPO environments N", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 1024, StepFactor: 2},
+	{Name: "horizon", Label: "horizon T", Help: "PPO steps per environment per iteration T", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 65536, StepFactor: 2},
 	{Name: "epochs", Label: "epochs K", Help: "PPO epochs K", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 100},
-	{Name: "minibatches", Label: "minibatch M", Help: "PPO minibatches per epoch M", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 4096},
+	{Name: "minibatches", Label: "minibatch M", Help: "PPO minibatches per epoch M", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 4096, StepFactor: 2},
 	{Name: "gae", Label: "GAE exp.", Help: "PPO GAE numerics, experiment of 004 §V-C", Kind: IntField, Family: OnPolicyOnly, Min: 1, Max: 5},
-	{Name: "steps", Label: "steps", Help: "environment steps to run, 0 for no limit", Kind: IntField, Min: 0, Max: 1 << 40},
+	{Name: "steps", Label: "steps", Help: "environment steps to run, 0 for no limit", Kind: IntField, Min: 0, Max: 1 << 40, StepFactor: 10},
 	{Name: "duration", Label: "duration", Help: "host time to run, 0 for no limit", Kind: DurationField},
 	{Name: "seed", Label: "seed", Help: "seed", Kind: SeedField},
 	{Name: "mapping", Label: "mapping", Help: "device mapping", Kind: MappingField},

@@ -17,6 +17,9 @@ func TestFieldTable(t *testing.T) {
 		if f.Kind == IntField && f.Min > f.Max {
 			t.Errorf("%s: range %d..%d", f.Name, f.Min, f.Max)
 		}
+		if f.StepFactor != 0 && (f.Kind != IntField || f.StepFactor < 2) {
+			t.Errorf("%s: step factor %d on a field of kind %d; want 2 or more, on an IntField", f.Name, f.StepFactor, f.Kind)
+		}
 		v, ok := values[f.Name]
 		if f.Kind == IntField {
 			v, ok = "7", f.Min <= 7 && 7 <= f.Max

@@ -53,3 +53,21 @@ func BenchmarkView(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTick measures Update(tickMsg) with nothing new to show, 15
+// times a second while a run is live, on each pane's focus: the key map's
+// sync and the panes' focus run after every message, so they must stay
+// cheap.
+func BenchmarkTick(b *testing.B) {
+	m, st := newTestModel(b, hopperConfig(), 120, 40)
+	startRun(b, m, st)
+	for _, p := range basePanes {
+		b.Run(p.String(), func(b *testing.B) {
+			m.setFocus(p)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Update(tickMsg{})
+			}
+		})
+	}
+}

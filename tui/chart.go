@@ -108,20 +108,18 @@ type plotLine struct {
 	class []uint8
 }
 
-func (l plotLine) String() string { return string(l.runes) }
-
 // plot draws p in at most w x h cells: the series (and the prediction)
 // with asciigraph over as many rows as h allows, under it a time axis with
 // labelled ticks and the marks when there are three rows of plot to spare
-// for its two. It guards what asciigraph cannot take (an empty series,
-// only NaNs, ±Inf, a width under two, a height under one) and returns nil
-// when there is nothing to draw.
-func plot(p timedPlot, w, h int) []plotLine {
+// for its two. clean and st are cleanSeries(p.vals), which the caller has
+// for the stats it prints beside the plot. It guards what asciigraph
+// cannot take (an empty series, only NaNs, ±Inf, a width under two, a
+// height under one) and returns nil when there is nothing to draw.
+func plot(p timedPlot, clean []float64, st seriesStats, w, h int) []plotLine {
 	plotW := w - chartLead - 1 // one cell spare on the right
 	if plotW < 2 || h < 1 {
 		return nil
 	}
-	_, st := cleanSeries(p.vals)
 	if st.n == 0 {
 		return nil
 	}
@@ -139,11 +137,10 @@ func plot(p timedPlot, w, h int) []plotLine {
 			pred = resample(p.t, p.pred, t0, t1, plotW)
 		}
 	} else {
-		clean, _ := cleanSeries(p.vals)
-		if len(clean) == 1 {
-			clean = append(clean, clean[0])
-		}
 		series = clean
+		if len(clean) == 1 {
+			series = []float64{clean[0], clean[0]}
+		}
 	}
 	lo, hi := st.min, st.max
 	if _, ps := cleanSeries(pred); ps.n > 0 {

@@ -206,7 +206,7 @@ func chartColumns(n, w, h int) int {
 // a banner.
 func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 	st := p.c.Styles
-	_, stats := cleanSeries(spec.plot.vals)
+	clean, stats := cleanSeries(spec.plot.vals)
 	lines := []string{st.Strong.Render(spec.title)}
 	switch {
 	case spec.banner != "":
@@ -232,8 +232,8 @@ func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	paints := [...]paint{cellSeries: spec.paint, cellPred: st.paint.muted, cellMark: newPaint(st.Warn), cellAxis: st.paint.muted}
-	for _, l := range plot(spec.plot, w, rest) {
+	paints := [...]paint{cellSeries: spec.paint, cellPred: st.paint.muted, cellMark: st.paint.warn, cellAxis: st.paint.muted}
+	for _, l := range plot(spec.plot, clean, stats, w, rest) {
 		lines = append(lines, paintLine(l, paints[:]))
 	}
 	return strings.Join(lines, "\n")

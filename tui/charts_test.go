@@ -10,11 +10,17 @@ import (
 	"github.com/rlxdev/rlx/engine"
 )
 
+// plotOf draws p in w x h cells, as the charts pane does.
+func plotOf(p timedPlot, w, h int) []plotLine {
+	clean, st := cleanSeries(p.vals)
+	return plot(p, clean, st, w, h)
+}
+
 // plotText joins drawn plot lines as text.
 func plotText(lines []plotLine) string {
 	s := make([]string, len(lines))
 	for i, l := range lines {
-		s[i] = l.String()
+		s[i] = string(l.runes)
 	}
 	return strings.Join(s, "\n")
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -86,9 +87,10 @@ func (e *devicesEditor) save() (string, error) {
 	return path, nil
 }
 
-// openEditor opens the devices editor on the running configuration.
-func (p *mappingPane) openEditor() {
-	e, err := newDevicesEditor(p.snap.Config)
+// openEditor opens the devices editor on running, the running
+// configuration.
+func (p *mappingPane) openEditor(running engine.Config) {
+	e, err := newDevicesEditor(running)
 	if err != nil {
 		p.SetStatus("what if: "+err.Error(), true)
 		return
@@ -101,11 +103,11 @@ func (p *mappingPane) openEditor() {
 func (p *mappingPane) updateEditor(msg tea.KeyPressMsg) tea.Cmd {
 	e, k := p.editor, &p.keys
 	p.version++
+	if d := scrollDelta(msg, k.ParamUp, k.ParamDown); d != 0 {
+		p.Scroll(d)
+		return nil
+	}
 	switch {
-	case key.Matches(msg, k.ParamUp):
-		e.move(-1)
-	case key.Matches(msg, k.ParamDown):
-		e.move(1)
 	case key.Matches(msg, k.Less):
 		e.step(-1)
 	case key.Matches(msg, k.More):
@@ -153,7 +155,7 @@ const editorWide = 96
 // render draws the editor in w x h cells for the run of snapshot s, with
 // the pane's status; it returns the lines and, for each, the parameter it
 // shows (-1 for none).
-func (e *devicesEditor) render(st *Styles, w, h int, s *engine.Snapshot, status string, bad bool) ([]string, []int) {
+func (e *devicesEditor) render(st *Styles, keys *mappingKeys, w, h int, s *engine.Snapshot, status string, bad bool) ([]string, []int) {
 	var head []string
 	switch {
 	case e.note != "":
@@ -162,7 +164,7 @@ func (e *devicesEditor) render(st *Styles, w, h int, s *engine.Snapshot, status 
 		head = append(head, noteLine(st, status, bad, w))
 	}
 	head = append(head, st.Warn.Render(fit("what if · "+e.draft.Source()+" · the run goes on unchanged", w)))
-	hint := st.Muted.Render(fit("←/→ change · x reset · enter apply · w save · esc close", w))
+	hint := st.Muted.Render(fit(editorHint(keys), w))
 
 	if w >= editorWide {
 		leftW := min(44, w/2)
@@ -218,6 +220,17 @@ func (e *devicesEditor) render(st *Styles, w, h int, s *engine.Snapshot, status 
 		out, lineRow = out[:max(h, 0)], lineRow[:max(h, 0)]
 	}
 	return out, lineRow
+}
+
+// editorHint is the editor's line of keys, from its bindings: "←/-
+// smaller · →/+ larger · x reset · ...".
+func editorHint(k *mappingKeys) string {
+	bs := []key.Binding{k.Less, k.More, k.Reset, k.Apply, k.Save, k.Close}
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = b.Help().Key + " " + b.Help().Desc
+	}
+	return strings.Join(parts, " · ")
 }
 
 // noteLine draws an outcome: an error with ✗, else plain.
@@ -308,26 +321,4 @@ func (e *devicesEditor) predictionLines(st *Styles, w, h int, s *engine.Snapshot
 		out = append(out, table...)
 	}
 	return out
-}
-
-// draftChosen returns the mapping the editor predicts the run would
-// choose on the draft, "" when it cannot predict.
-func (e *devicesEditor) draftChosen() string {
-	if e == nil || e.err != nil {
-		return ""
-	}
-	return e.view.Chosen
-}
-
-// selectedKey returns the selected parameter's key.
-func (e *devicesEditor) selectedKey() string { return e.params[e.sel].Key }
-
-// valueOf returns the draft's value of the parameter at key.
-func (e *devicesEditor) valueOf(k string) (float64, bool) {
-	for _, dp := range e.params {
-		if dp.Key == k {
-			return dp.Value, true
-		}
-	}
-	return 0, false
 }

@@ -41,12 +41,12 @@ func TestDevicesEditor(t *testing.T) {
 	if text := plain(m); !strings.Contains(text, "what if · table-iv") || !strings.Contains(text, "PCIe bandwidth") {
 		t.Fatalf("the editor is not drawn:\n%s", text)
 	}
-	if got := p.editor.selectedKey(); got != "link.gbs" {
+	if got := selectedKey(p.editor); got != "link.gbs" {
 		t.Fatalf("the first parameter is %s", got)
 	}
 
 	press(m, "-")
-	if v, _ := p.editor.valueOf("link.gbs"); v != 12.5 {
+	if v, _ := valueOf(p.editor, "link.gbs"); v != 12.5 {
 		t.Errorf("- took the bandwidth to %g, want 12.5", v)
 	}
 	if text := plain(m); !strings.Contains(text, "PCIe bandwidth     12.5 GB/s*") {
@@ -58,7 +58,7 @@ func TestDevicesEditor(t *testing.T) {
 	}
 	press(m, "z")
 	press(m, "x")
-	if v, _ := p.editor.valueOf("link.gbs"); v != 16 {
+	if v, _ := valueOf(p.editor, "link.gbs"); v != 16 {
 		t.Errorf("x left the bandwidth at %g, want the file's 16", v)
 	}
 
@@ -71,7 +71,7 @@ func TestDevicesEditor(t *testing.T) {
 	for range 10 {
 		press(m, "+")
 	}
-	if v, _ := p.editor.valueOf("gpu.launch_us"); v != 20 {
+	if v, _ := valueOf(p.editor, "gpu.launch_us"); v != 20 {
 		t.Errorf("ten + took the launch latency to %g µs, want 20", v)
 	}
 	if after := p.editor.view.PredictedGPS; !(after < before) {
@@ -113,6 +113,28 @@ func TestDevicesEditor(t *testing.T) {
 	if p.Editing() {
 		t.Error("esc did not close the editor")
 	}
+}
+
+// selectedKey returns the key of the parameter selected in e.
+func selectedKey(e *devicesEditor) string { return e.params[e.sel].Key }
+
+// valueOf returns e's draft value of the parameter at key.
+func valueOf(e *devicesEditor, key string) (float64, bool) {
+	for _, dp := range e.params {
+		if dp.Key == key {
+			return dp.Value, true
+		}
+	}
+	return 0, false
+}
+
+// draftChosen returns the mapping e predicts the run would choose on the
+// draft, "" when it cannot predict.
+func draftChosen(e *devicesEditor) string {
+	if e.err != nil {
+		return ""
+	}
+	return e.view.Chosen
 }
 
 // whatIfConfig is the configuration of TestFlowWhatIfPCIe: Humanoid PPO,
@@ -171,8 +193,8 @@ func (p *whatIfProbe) publish() {
 	m := p.Model
 	s := &whatIfState{run: m.run}
 	if e := m.mapping.editor; e != nil {
-		s.editing, s.draft = true, e.draftChosen()
-		s.gbs, _ = e.valueOf("link.gbs")
+		s.editing, s.draft = true, draftChosen(e)
+		s.gbs, _ = valueOf(e, "link.gbs")
 	}
 	if m.snap != nil {
 		s.liveChose = m.snap.Mapping.Chosen
@@ -280,5 +302,28 @@ func TestGoldenDevices(t *testing.T) {
 			checkFrame(t, out, sz.w, sz.h)
 			golden.RequireEqual(t, out)
 		})
+	}
+}
+
+// TestEscInTheZoomedEditor: with the mapping pane zoomed and the devices
+// editor open, the first esc closes the editor and the next leaves the
+// zoom, as docs/tui.md says.
+func TestEscInTheZoomedEditor(t *testing.T) {
+	userDevicesIn(t)
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	m.setFocus(paneMapping)
+	press(m, "z")
+	press(m, "d")
+	if !m.zoomed || !m.mapping.Editing() {
+		t.Fatalf("zoomed %v, editing %v; want both", m.zoomed, m.mapping.Editing())
+	}
+	press(m, "esc")
+	if m.mapping.Editing() || !m.zoomed {
+		t.Errorf("the first esc: editing %v, zoomed %v; want the editor closed, the zoom kept", m.mapping.Editing(), m.zoomed)
+	}
+	press(m, "esc")
+	if m.zoomed {
+		t.Error("the second esc did not leave the zoom")
 	}
 }

@@ -86,6 +86,10 @@ func TestHeaderSaysWhenThePresetWasEdited(t *testing.T) {
 	if h := firstLines(plain(m), 2); !strings.Contains(h, "edited from preset hopper-ddpg-16384") {
 		t.Errorf("after a mapping switch, the header still reads as the preset:\n%s", h)
 	}
+	// The form's path, from a fresh run of the preset: the switch above
+	// must not be what the header reads.
+	m, st = newTestModel(t, cfg, 200, 60)
+	startRun(t, m, st)
 	edited := m.Config()
 	edited.Env, edited.Algo = "Pendulum-v1", engine.Algorithm("ddpg")
 	edited.Batch = 256
@@ -208,6 +212,40 @@ func TestWheelScrollsThePaneUnderThePointer(t *testing.T) {
 	m.Update(tea.MouseWheelMsg{X: r.X + 2, Y: r.Y + 2, Button: tea.MouseWheelDown})
 	if m.narr.offset != 1 {
 		t.Errorf("the wheel over the narrative scrolled it to %d, want 1", m.narr.offset)
+	}
+	if m.Focus() != paneTitles[paneTree] {
+		t.Errorf("the wheel moved the focus to %q", m.Focus())
+	}
+}
+
+// TestWheelScrollsThePipeline: the pipeline scrolls under the wheel as it
+// does with ↑/↓, and no further than its last line.
+func TestWheelScrollsThePipeline(t *testing.T) {
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	r := m.lay.panes[panePipeline]
+	if r.empty() {
+		t.Fatal("no pipeline pane on screen")
+	}
+	m.pipe.SetSize(r.W-2, 3) // make the stages scroll
+	m.pipe.View()
+	if m.pipe.lines <= 3 {
+		t.Fatalf("the pipeline has %d lines: nothing to scroll", m.pipe.lines)
+	}
+	wheel := func(b tea.MouseButton) { m.Update(tea.MouseWheelMsg{X: r.X + 2, Y: r.Y + 2, Button: b}) }
+	wheel(tea.MouseWheelDown)
+	if m.pipe.offset != 1 {
+		t.Errorf("the wheel over the pipeline scrolled it to %d, want 1", m.pipe.offset)
+	}
+	for range m.pipe.lines + 5 {
+		wheel(tea.MouseWheelDown)
+	}
+	if want := m.pipe.lines - 3; m.pipe.offset != want {
+		t.Errorf("the wheel scrolled the pipeline to %d, past its end %d", m.pipe.offset, want)
+	}
+	wheel(tea.MouseWheelUp)
+	if want := m.pipe.lines - 4; m.pipe.offset != want {
+		t.Errorf("the wheel up scrolled the pipeline to %d, want %d", m.pipe.offset, want)
 	}
 	if m.Focus() != paneTitles[paneTree] {
 		t.Errorf("the wheel moved the focus to %q", m.Focus())

@@ -6,10 +6,13 @@
 // configuration.
 //
 // The explorer renders engine snapshots and computes nothing of the model:
-// every figure on screen comes from an engine.Snapshot (or its Config and
-// the table of fields, engine.Fields). It reads the run's latest snapshot
-// on a bounded tick (15 Hz by default) while the run is live and not
-// paused, and never ticks otherwise;
+// every figure of the run comes from an engine.Snapshot (or its Config and
+// the table of fields, engine.Fields), and every figure of a configuration
+// not running from the engine's predictions: the mapping pane's preview
+// of the form's platform (engine.Predictor) and its devices editor, a
+// what-if on an edited platform (engine.PlatformDraft). It reads the run's
+// latest snapshot on a bounded tick (15 Hz by default) while the run is
+// live and not paused, and never ticks otherwise;
 // must-deliver events (started, paused, mapping changed, finished, failed)
 // arrive through a wait command re-armed after each event.
 //

@@ -52,7 +52,6 @@ type formField struct {
 	// has the value shownWith: the device lists of a manual mapping, the
 	// path of a platform file.
 	shownIf, shownWith string
-	err                string
 }
 
 // hasRange reports whether the row edits a number with a range to show.
@@ -90,6 +89,7 @@ type configForm struct {
 	picker  *picker // open list of a choice field, nil when closed
 	err     string  // the validation error of the whole form
 	errKey  string  // the row it belongs to ("" for none)
+	dirty   bool    // the form differs from the running configuration (as of the last validate)
 	applied string  // a note after apply
 
 	yours     map[string]bool // device choices that are the user's platforms
@@ -218,12 +218,15 @@ func (f *configForm) SetSize(w, h int) {
 }
 
 // SetFocused focuses or blurs the form (its text cursor shows only when
-// focused). Coming back to the form is arriving on the cursor's row.
+// focused). Coming back to the form is arriving on the cursor's row. The
+// root calls it after every message, ticks included: only a change of
+// focus, which adds or removes the help line, lays the form out again.
 func (f *configForm) SetFocused(focused bool) {
-	if f.focused != focused {
-		f.touch()
-		f.entered = focused
+	if f.focused == focused {
+		return
 	}
+	f.touch()
+	f.entered = focused
 	f.focused = focused
 	f.syncInputFocus()
 	f.follow()
@@ -249,7 +252,6 @@ func (f *configForm) Reset(cfg engine.Config) {
 	f.base = cfg
 	mapping := strings.Split(cfg.Mapping.String(), "-")
 	for _, ff := range f.fields {
-		ff.err = ""
 		switch {
 		case ff.key == keyDevices:
 			f.loadDevices(ff, cfg.Devices)
@@ -397,50 +399,40 @@ func (f *configForm) syncInputFocus() {
 	}
 }
 
-// Config builds the configuration the form describes; parse problems are
-// recorded on their rows and reported as the error.
-func (f *configForm) Config() (engine.Config, error) {
-	cfg := f.base
-	var firstErr error
-	for _, ff := range f.fields {
-		ff.err = ""
-	}
+// Config builds the configuration the form describes, every row that
+// parses in it. The first row (in the form's order) whose value does not
+// parse gives the error, and at, its key.
+func (f *configForm) Config() (cfg engine.Config, at string, err error) {
+	cfg = f.base
 	for _, ff := range f.fields {
 		if !f.visible(ff) {
 			continue
 		}
-		var err error
-		at := ff
+		var rowErr error
 		switch {
 		case ff.key == keyDevices:
 			var d string
-			if d, err = f.devices(); err == nil {
-				err = cfg.Set(keyDevices, d)
-			}
-			if f.value(keyDevices) == fileChoice {
-				at = f.byKey(keyDevicesFile)
+			if d, rowErr = f.devices(); rowErr == nil {
+				rowErr = cfg.Set(keyDevices, d)
 			}
 		case ff.kind == fieldInt:
-			err = cfg.Set(ff.key, ff.input.Value())
+			rowErr = cfg.Set(ff.key, ff.input.Value())
 		case ff.field.Choices() != nil:
-			err = cfg.Set(ff.key, ff.options[ff.choice])
+			rowErr = cfg.Set(ff.key, ff.options[ff.choice])
 		}
-		if err != nil {
-			at.err = err.Error()
-			if firstErr == nil {
-				firstErr = err
-			}
+		if rowErr != nil && err == nil {
+			err, at = rowErr, ff.key
 		}
 	}
 	cfg.Mapping = engine.AutoMapping
 	if f.value(keyMapMode) != "auto" {
-		m, err := engine.ParseMapping(f.value(keyMapLearner) + "-" + f.value(keyMapRMM) + "-" + f.value(keyMapStorage))
-		if err != nil && firstErr == nil {
-			firstErr = err
+		m, merr := engine.ParseMapping(f.value(keyMapLearner) + "-" + f.value(keyMapRMM) + "-" + f.value(keyMapStorage))
+		if err == nil {
+			err = merr
 		}
 		cfg.Mapping = m
 	}
-	return cfg, firstErr
+	return cfg, at, err
 }
 
 // devices is the devices value the form describes: the platform chosen,
@@ -471,11 +463,13 @@ func (f *configForm) checkPlatform(devices string) error {
 }
 
 // validate checks the form with engine's Config.Validate and
-// CheckPlatform and attaches the problem to its row. It returns the
-// config and whether it is valid.
+// CheckPlatform, attaches the problem to its row and notes whether the
+// form differs from the running configuration. It returns the config and
+// whether it is valid. Every change of the form's values goes through
+// here.
 func (f *configForm) validate() (engine.Config, bool) {
-	f.err, f.errKey = "", ""
-	cfg, err := f.Config()
+	cfg, at, err := f.Config()
+	f.dirty = err != nil || cfg.Defaults() != f.base
 	if err == nil {
 		err = cfg.Validate()
 	}
@@ -483,26 +477,28 @@ func (f *configForm) validate() (engine.Config, bool) {
 		err = f.checkPlatform(cfg.Devices)
 	}
 	if err == nil {
+		f.err, f.errKey = "", ""
 		return cfg, true
 	}
-	f.err = err.Error()
 	var fe *engine.FieldError
-	if errors.As(err, &fe) {
-		f.errKey = fe.Field
-		switch {
-		case fe.Field == keyMapMode && f.value(keyMapMode) == "manual":
-			f.errKey = keyMapLearner
-		case fe.Field == keyDevices && f.value(keyDevices) == fileChoice:
-			f.errKey = keyDevicesFile
-		}
+	if at == "" && errors.As(err, &fe) {
+		at = fe.Field
 	}
-	for _, ff := range f.fields {
-		if ff.err != "" {
-			f.errKey = ff.key
-			break
-		}
-	}
+	f.err, f.errKey = err.Error(), f.errorRow(at)
 	return cfg, false
+}
+
+// errorRow is the row that shows a problem of the field (or row) named
+// field: the learner's device for the mapping of a manual mapping, the
+// path for the devices of a platform file.
+func (f *configForm) errorRow(field string) string {
+	switch {
+	case field == keyMapMode && f.value(keyMapMode) == "manual":
+		return keyMapLearner
+	case field == keyDevices && f.value(keyDevices) == fileChoice:
+		return keyDevicesFile
+	}
+	return field
 }
 
 // FocusError moves the cursor to the row the validation error is about.
@@ -518,10 +514,8 @@ func (f *configForm) FocusError() {
 }
 
 // Dirty reports whether the form differs from the running configuration.
-func (f *configForm) Dirty() bool {
-	cfg, err := f.Config()
-	return err != nil || cfg.Defaults() != f.base
-}
+// The root asks after every message: validate has the answer.
+func (f *configForm) Dirty() bool { return f.dirty }
 
 // OnChoice reports whether the cursor is on a choice row.
 func (f *configForm) OnChoice() bool { return f.current().kind == fieldChoice }
@@ -669,18 +663,9 @@ func (f *configForm) edit(ff *formField, msg tea.KeyPressMsg) tea.Cmd {
 	return f.changed()
 }
 
-// stepFactor is how + and - change a number: the sizes the papers sweep in
-// powers of two double and halve, the step budget moves by decades, and
-// every other number (actors, learners, epochs, the GAE experiment, the
-// seed) by one.
-var stepFactor = map[string]int64{
-	"batch": 2, "capacity": 2, "fanout": 2, "depth": 2,
-	"envs": 2, "horizon": 2, "minibatches": 2,
-	"steps": 10,
-}
-
 // step moves row ff's value one step up (dir 1) or down (-1): a list to its
-// next or previous option, a number as stepFactor says, kept in its range.
+// next or previous option, a number as its field's StepFactor says, kept
+// in its range.
 // A number that does not parse is left for the user to fix. The value is
 // whole again afterwards: the next character typed replaces it.
 func (f *configForm) step(ff *formField, dir int) tea.Cmd {
@@ -721,7 +706,7 @@ func stepped(fd engine.Field, s string, dir int) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	factor := stepFactor[fd.Name]
+	factor := fd.StepFactor
 	switch {
 	case factor == 0:
 		n += int64(dir)
@@ -743,13 +728,12 @@ func stepped(fd engine.Field, s string, dir int) (string, bool) {
 func (f *configForm) changed() tea.Cmd {
 	f.applied = ""
 	f.moveCursor(f.clampCursor(f.cursor, -1))
-	f.validate()
+	cfg, _ := f.validate()
 	d, err := f.devices()
 	if err != nil || d == f.previewed || f.checkPlatform(d) != nil {
 		return nil
 	}
 	f.previewed = d
-	cfg, _ := f.Config()
 	return previewCmd(cfg)
 }
 

@@ -272,7 +272,7 @@ func (f *configForm) foot() string {
 	switch {
 	case ff.kind == fieldInt:
 		by := "±1"
-		if n := stepFactor[ff.key]; n != 0 {
+		if n := ff.field.StepFactor; n != 0 {
 			by = "×" + strconv.FormatInt(n, 10) + " ÷" + strconv.FormatInt(n, 10)
 		}
 		// The range shows on the row itself.

@@ -36,18 +36,27 @@ func bindingEntries(bs ...key.Binding) []helpEntry {
 	return out
 }
 
+// described is the help line of bindings bs, their keys side by side, with
+// desc, longer than the bindings' own words (which the footer shows).
+func described(desc string, bs ...key.Binding) helpEntry {
+	keys := make([]string, len(bs))
+	for i, b := range bs {
+		keys[i] = b.Help().Key
+	}
+	return helpEntry{strings.Join(keys, " "), desc}
+}
+
 // helpSections lists every key of the explorer, grouped by pane, the
 // focused pane's group first, then the global keys and the mouse.
 func (m *Model) helpSections() []helpSection {
 	k := m.com.Keys
 	global := helpSection{title: "Everywhere", pane: noPane, entries: []helpEntry{
 		bindingEntry(k.NextPane), bindingEntry(k.PrevPane),
-		{"space", "pause / resume the run"},
+		described("pause / resume the run", k.Pause),
 		bindingEntry(k.Restart),
-		{"/", "pick a preset, walkthrough or experiment"},
 		bindingEntry(k.Export),
-		{"z", "zoom the focused pane (z or esc returns)"},
-		{"?", "this help (? or esc closes)"},
+		described("zoom the focused pane (z or esc returns)", k.Zoom),
+		described("this help (? or esc closes)", k.Help),
 		{"q ctrl+c", "quit (in a text field q types)"},
 	}}
 	if m.wt != nil {
@@ -55,7 +64,7 @@ func (m *Model) helpSections() []helpSection {
 	}
 	change := helpSection{title: "Change the run", pane: noPane, entries: []helpEntry{
 		{"Config", "environment, algorithm, sizes, mapping, devices: " + m.configRoute() + " or click it"},
-		{"/", "start a preset, walkthrough or experiment"},
+		described("pick a preset, walkthrough or experiment", k.Presets),
 	}}
 	mouse := helpSection{title: "Mouse", pane: noPane, entries: []helpEntry{
 		{"click", "focus a pane or a tab; select a row"},
@@ -63,11 +72,11 @@ func (m *Model) helpSections() []helpSection {
 	}}
 	panes := []helpSection{
 		{title: paneTitles[paneTree], pane: paneTree, entries: []helpEntry{
-			{"←/→ h/l", "step the walk a level (paused or over)"},
+			described("step the walk a level (paused or over)", k.WalkPrev, k.WalkNext),
 		}},
 		{title: paneTitles[panePipeline], pane: panePipeline, entries: bindingEntries(k.ScrollUp, k.ScrollDown)},
 		{title: paneTitles[paneCharts], pane: paneCharts, entries: []helpEntry{
-			{"z", "zoom: taller charts"},
+			described("zoom: taller charts", k.Zoom),
 		}},
 		{title: paneTitles[paneMapping], pane: paneMapping, entries: m.mappingHelp()},
 		{title: paneTitles[paneConfig], pane: paneConfig, entries: append(bindingEntries(k.FieldDown, k.FieldUp, k.Cycle, k.CyclePrev, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert),
@@ -76,8 +85,8 @@ func (m *Model) helpSections() []helpSection {
 	}
 	if m.wt != nil {
 		panes = append([]helpSection{{title: paneTitles[paneNarrative], pane: paneNarrative, entries: []helpEntry{
-			{"↑/↓ j/k", "scroll the text"},
-			{"←/→ h/l", "step the sum-tree walk (paused)"},
+			described("scroll the text", k.ScrollUp, k.ScrollDown),
+			described("step the sum-tree walk (paused)", k.WalkPrev, k.WalkNext),
 		}}}, panes...)
 	}
 	var out []helpSection
@@ -176,10 +185,11 @@ func (m *Model) helpLines(w int) []string {
 // editor's (d opens it).
 func (m *Model) mappingHelp() []helpEntry {
 	k, e := m.com.Keys, &m.mapping.keys
-	out := bindingEntries(k.MapDown, k.MapSwitch, k.MapAuto, e.Devices)
-	for _, h := range bindingEntries(e.ParamUp, e.ParamDown, e.Less, e.More, e.Reset, e.Apply, e.Save, e.Close) {
-		h.desc = "editor: " + h.desc
-		out = append(out, h)
-	}
-	return out
+	return append(bindingEntries(k.MapDown, k.MapSwitch, k.MapAuto, e.Devices),
+		described("editor: previous / next parameter", e.ParamUp, e.ParamDown),
+		described("editor: a smaller / larger value", e.Less, e.More),
+		described("editor: back to the file's value", e.Reset),
+		described("editor: save and restart the run on it", e.Apply),
+		described("editor: save the platform file", e.Save),
+		described("editor: close the editor", e.Close))
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -113,8 +114,11 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 	}
 }
 
-// FullHelp is the full help (?): one column per concern. Disabled bindings
-// are left out.
+// FullHelp makes KeyMap a help.KeyMap, for a bubbles help.Model's full
+// view: the bindings in one column per concern, the disabled ones left
+// out. The explorer's own full help (?) is not drawn from it: helpSections
+// (help.go) lists every key by pane, enabled or not, with the words the
+// footer has no room for.
 func (k *KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.NextPane, k.PrevPane, k.Zoom, k.Back, k.Help, k.Quit},
@@ -124,6 +128,8 @@ func (k *KeyMap) FullHelp() [][]key.Binding {
 		{k.MapUp, k.MapDown, k.MapSwitch, k.MapAuto},
 	}
 }
+
+var _ help.KeyMap = (*KeyMap)(nil)
 
 // keyState is what decides which bindings apply.
 type keyState struct {
@@ -168,7 +174,10 @@ func (k *KeyMap) sync(st keyState) {
 	// lists them); never where keys type.
 	k.NextStep.SetEnabled(st.steps && letters)
 	k.PrevStep.SetEnabled(st.steps && letters)
-	k.Back.SetEnabled(st.zoomed || st.helpOpen || picking)
+	// esc leaves the help, the form's list and the zoom, in that order,
+	// but in the open devices editor it closes the editor first (its
+	// Close key): the zoom is left with the next esc.
+	k.Back.SetEnabled((st.zoomed && !(st.focus == paneMapping && st.editing)) || st.helpOpen || picking)
 	k.Quit.SetEnabled(true)
 	if picking || (form && st.typing) {
 		// In the picker and in a field being typed into, q is not a
@@ -214,14 +223,19 @@ func (k *KeyMap) sync(st keyState) {
 	k.MapAuto.SetEnabled(mp && st.live)
 }
 
-// scrolled returns offset moved one line by a scroll key in msg, kept so
-// that a pane of h rows showing lines lines never scrolls past its end.
-func (k *KeyMap) scrolled(msg tea.KeyPressMsg, offset, lines, h int) int {
+// scrollDelta is how far a key scrolls: -1 for up, +1 for down, 0 for
+// any other key. Every scrolling pane's keys and the help's go through it
+// to the pane's Scroll, which the mouse wheel calls too.
+func scrollDelta(msg tea.KeyPressMsg, up, down key.Binding) int {
 	switch {
-	case key.Matches(msg, k.ScrollUp):
-		return max(offset-1, 0)
-	case key.Matches(msg, k.ScrollDown):
-		return min(offset+1, max(lines-h, 0))
+	case key.Matches(msg, up):
+		return -1
+	case key.Matches(msg, down):
+		return 1
 	}
-	return offset
+	return 0
 }
+
+// scrolled is offset moved d lines, kept so that a pane of h rows showing
+// lines lines never scrolls past its end.
+func scrolled(offset, d, lines, h int) int { return min(max(offset+d, 0), max(lines-h, 0)) }

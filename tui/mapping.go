@@ -85,12 +85,14 @@ func newMappingKeys() mappingKeys {
 		Devices:   b([]string{"d"}, "d", "what if: edit the devices"),
 		ParamUp:   b([]string{"up", "k"}, "↑/k", "previous parameter"),
 		ParamDown: b([]string{"down", "j"}, "↓/j", "next parameter"),
-		Less:      b([]string{"left", "-"}, "←/-", "smaller"),
-		More:      b([]string{"right", "+", "="}, "→/+", "larger"),
-		Reset:     b([]string{"x"}, "x", "back to the file's value"),
-		Apply:     b([]string{"enter"}, "enter", "save and restart on it"),
-		Save:      b([]string{"w"}, "w", "save the platform file"),
-		Close:     b([]string{"esc", "d"}, "esc/d", "close the editor"),
+		// The editor's hint line and the footer use these short words;
+		// the full help says more (help.go).
+		Less:  b([]string{"left", "-"}, "←/-", "smaller"),
+		More:  b([]string{"right", "+", "="}, "→/+", "larger"),
+		Reset: b([]string{"x"}, "x", "reset"),
+		Apply: b([]string{"enter"}, "enter", "apply"),
+		Save:  b([]string{"w"}, "w", "save"),
+		Close: b([]string{"esc", "d"}, "esc/d", "close"),
 	}
 }
 
@@ -112,9 +114,6 @@ func (p *mappingPane) SetSnapshot(s *engine.Snapshot) {
 		}
 	}
 	p.sel = min(max(p.sel, 0), max(len(all)-1, 0))
-	if p.preview != nil && sameRun(p.preview.cfg, s.Config) {
-		p.clearPreview()
-	}
 }
 
 // SetFocused tells the pane whether it has the focus (it then shows the
@@ -141,19 +140,16 @@ func (p *mappingPane) Editing() bool { return p.editor != nil }
 
 // Preview shows the prediction for cfg, a configuration not running yet
 // (the config form's platform field), marked "preview: not running",
-// until the form goes back to the running configuration: a cfg that is
-// the running one clears it.
+// until ClearPreview. The root decides which configuration runs: the
+// snapshot's keeps the mapping the run started with after a live switch.
 func (p *mappingPane) Preview(cfg engine.Config) {
-	if p.snap != nil && sameRun(cfg, p.snap.Config) {
-		p.clearPreview()
-		return
-	}
 	v, err := p.pred.Predict(cfg)
 	p.preview = &mappingPreview{cfg: cfg.Defaults(), view: v, err: err}
 	p.version++
 }
 
-func (p *mappingPane) clearPreview() {
+// ClearPreview goes back to the running configuration's view.
+func (p *mappingPane) ClearPreview() {
 	if p.preview != nil {
 		p.preview = nil
 		p.version++
@@ -168,47 +164,44 @@ func sameRun(a, b engine.Config) bool {
 	return a == b
 }
 
-// HelpKeys returns the pane's bindings that apply now, for the help: the
-// editor's while it is open, else the list's and d.
+// HelpKeys returns the pane's own bindings that apply now, for the
+// footer: the editor's while it is open, else d. The list's keys are the
+// KeyMap's, which the footer has already.
 func (p *mappingPane) HelpKeys() []key.Binding {
 	k := &p.keys
-	if p.editor != nil {
+	switch {
+	case p.editor != nil:
 		return []key.Binding{k.ParamUp, k.ParamDown, k.Less, k.More, k.Reset, k.Apply, k.Save, k.Close}
+	case p.canEdit():
+		return []key.Binding{k.Devices}
 	}
-	var out []key.Binding
-	for _, b := range []key.Binding{p.c.Keys.MapUp, p.c.Keys.MapDown, p.c.Keys.MapSwitch, p.c.Keys.MapAuto} {
-		if b.Enabled() {
-			out = append(out, b)
-		}
-	}
-	if p.canEdit() {
-		out = append(out, k.Devices)
-	}
-	return out
+	return nil
 }
 
 // canEdit reports whether d opens the editor: there is a run to predict.
 func (p *mappingPane) canEdit() bool { return p.snap != nil }
 
 // Update handles a key while the pane has the focus: the editor's, d, or
-// the list's (select, switch, back to auto).
-func (p *mappingPane) Update(msg tea.KeyPressMsg) tea.Cmd {
+// the list's (select, switch, back to auto). running is the configuration
+// the run runs, the root's: d drafts its platform and predicts it there
+// (the snapshot's configuration keeps the mapping the run started with
+// after a live switch).
+func (p *mappingPane) Update(msg tea.KeyPressMsg, running engine.Config) tea.Cmd {
 	if p.editor != nil {
 		return p.updateEditor(msg)
 	}
 	if key.Matches(msg, p.keys.Devices) && p.canEdit() {
-		p.openEditor()
+		p.openEditor(running)
 		return nil
 	}
 	if !p.HasMappings() {
 		return nil
 	}
-	n := len(p.snap.Mapping.All)
+	if d := scrollDelta(msg, p.c.Keys.MapUp, p.c.Keys.MapDown); d != 0 {
+		p.Scroll(d)
+		return nil
+	}
 	switch {
-	case key.Matches(msg, p.c.Keys.MapUp):
-		p.sel, p.moved = max(p.sel-1, 0), true
-	case key.Matches(msg, p.c.Keys.MapDown):
-		p.sel, p.moved = min(p.sel+1, n-1), true
 	case key.Matches(msg, p.c.Keys.MapSwitch):
 		m, err := engine.ParseMapping(p.Selected())
 		p.moved = false
@@ -240,8 +233,8 @@ func (p *mappingPane) ClickRow(y int) {
 	}
 }
 
-// Scroll moves the selection d rows (the mouse wheel): the mapping list's,
-// or the editor's parameter.
+// Scroll moves the selection d rows (a key, the mouse wheel), kept in the
+// list: the mapping list's, or the editor's parameter.
 func (p *mappingPane) Scroll(d int) {
 	if p.editor != nil {
 		p.editor.move(d)
@@ -284,7 +277,7 @@ func (p *mappingPane) render(focused bool) string {
 		return st.Muted.Render(waitingText)
 	}
 	if p.editor != nil {
-		lines, rows := p.editor.render(st, p.w, p.h, s, p.status, p.bad)
+		lines, rows := p.editor.render(st, &p.keys, p.w, p.h, s, p.status, p.bad)
 		p.lineRow = rows
 		return strings.Join(lines, "\n")
 	}
@@ -501,8 +494,8 @@ func mappingTable(st *Styles, m engine.MappingView) []string {
 // mappingList is the list of every mapping with its prediction and the
 // model's bound: its header line, then one line per mapping of m.All.
 // sel is the selected row, drawn with a cursor when cursor; tags marks
-// rows by mapping (the running one, "◀ now"); perWatt adds the
-// efficiency column when the platform models power.
+// rows by mapping (the running one, "◀ now"); wide adds the efficiency
+// column (GPS/W) when the platform models power.
 func mappingList(st *Styles, m engine.MappingView, sel int, cursor bool, tags map[string]string, wide bool) (head []string, rows []string) {
 	if len(m.All) == 0 {
 		return nil, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rlxdev/rlx/engine"
@@ -117,10 +118,18 @@ func TestMappingPanePreview(t *testing.T) {
 	if want, _ := engine.Predict(other); !strings.Contains(text, "model "+units.Fixed(want.PredictedGPS)) {
 		t.Errorf("the preview does not show batch 4096's prediction %g:\n%s", want.PredictedGPS, text)
 	}
+	// The root decides what runs: a preview of the running configuration
+	// (under another name) clears the preview.
+	m, st := newTestModel(t, cfg, 120, 40)
+	startRun(t, m, st)
+	m.Update(platformPreviewMsg{other})
+	if text := paneText(m.mapping); !strings.Contains(text, "preview: not running") {
+		t.Fatalf("a preview of batch 4096 through the root:\n%s", text)
+	}
 	named := cfg
 	named.Name = "hopper-ddpg-16384"
-	p.Preview(named)
-	if text := paneText(p); strings.Contains(text, "preview") {
+	m.Update(platformPreviewMsg{named})
+	if text := paneText(m.mapping); strings.Contains(text, "preview") {
 		t.Errorf("the running configuration still shows as a preview:\n%s", text)
 	}
 }
@@ -141,15 +150,30 @@ func TestMappingPaneMouseAndHelp(t *testing.T) {
 	if got, want := p.Selected(), p.snap.Mapping.All[2].Mapping; got != want {
 		t.Errorf("clicked line %d: selected %q, want %q", y, got, want)
 	}
+	if p.lineRow[0] >= 0 {
+		t.Fatalf("line 0 shows row %d, want the summary", p.lineRow[0])
+	}
 	p.ClickRow(0) // the summary: nothing
+	if got, want := p.Selected(), p.snap.Mapping.All[2].Mapping; got != want {
+		t.Errorf("a click on the summary selected %q, want %q kept", got, want)
+	}
 	p.Scroll(-5)
 	if got := p.Selected(); got != p.snap.Mapping.All[0].Mapping {
 		t.Errorf("scrolled up: selected %q", got)
 	}
 
+	// The footer's keys that apply: the KeyMap's and the pane's own.
 	help := func() []string {
 		var keys []string
-		for _, b := range p.HelpKeys() {
+		seen := map[key.Help]bool{}
+		for _, b := range m.shortHelp() {
+			if !b.Enabled() {
+				continue
+			}
+			if seen[b.Help()] {
+				t.Errorf("the footer lists %q twice", b.Help())
+			}
+			seen[b.Help()] = true
 			keys = append(keys, b.Help().Key)
 		}
 		return keys
@@ -169,5 +193,49 @@ func TestMappingPaneMouseAndHelp(t *testing.T) {
 	p.ClickRow(y)
 	if p.editor.sel != 3 {
 		t.Errorf("clicked line %d in the editor: parameter %d selected, want 3", y, p.editor.sel)
+	}
+}
+
+// TestMappingPaneFollowsALiveSwitch: after a live switch to G-G-G the
+// run's configuration is G-G-G (the snapshot's keeps the auto it started
+// with): the devices editor predicts G-G-G and restarts on it, and a
+// preview of the running configuration is no preview.
+func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
+	userDevicesIn(t)
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	run := startRun(t, m, st)
+	m.setFocus(paneMapping)
+	ggg := engine.MustMapping("G-G-G")
+	m.Update(switchMappingMsg{ggg})
+	drain(m, run)
+	if m.Config().Mapping != ggg || m.snap.Config.Mapping == ggg {
+		t.Fatalf("the switch: config %v, snapshot config %v; want G-G-G and the start's auto", m.Config().Mapping, m.snap.Config.Mapping)
+	}
+
+	other := m.Config()
+	other.Devices = "heppo-zcu106"
+	m.Update(platformPreviewMsg{other})
+	if m.mapping.preview == nil {
+		t.Fatal("a preview of another platform did not show")
+	}
+	m.Update(platformPreviewMsg{m.Config()})
+	if text := plain(m); m.mapping.preview != nil || strings.Contains(text, "preview: not running") {
+		t.Errorf("the running configuration (G-G-G) shows as a preview:\n%s", text)
+	}
+
+	press(m, "d")
+	e := m.mapping.editor
+	if e == nil {
+		t.Fatalf("d did not open the editor: %q", m.mapping.status)
+	}
+	if e.cfg.Mapping != ggg || draftChosen(e) != "G-G-G" {
+		t.Errorf("the editor predicts %v choosing %q, want the running G-G-G", e.cfg.Mapping, draftChosen(e))
+	}
+	cmd := press(m, "enter")
+	if cmd == nil {
+		t.Fatalf("enter asked for nothing: %q", e.note)
+	}
+	if msg, ok := cmd().(applyConfigMsg); !ok || msg.cfg.Mapping != ggg {
+		t.Errorf("enter restarts with %#v, want the running G-G-G", msg)
 	}
 }

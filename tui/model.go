@@ -16,7 +16,10 @@ var errNilRun = errors.New("the starter returned no run and no error")
 // Model is the explorer's root tea.Model. It owns the live run, the focus,
 // the layout and the panes, reads the run's latest snapshot on a bounded
 // tick while the run is live, and hands it to the panes, which render it.
-// It computes nothing of the model: every figure comes from the snapshot.
+// It computes nothing of the model: every figure of the run comes from
+// the snapshot, and those of a configuration not running (the mapping
+// pane's preview and its devices editor) from the engine's predictions
+// (engine.Predictor, engine.PlatformDraft).
 //
 // Use it through Run; New is exported for tests and embedding.
 type Model struct {
@@ -101,21 +104,13 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 	m.form = newConfigForm(m.com, m.cfg)
 	m.narr = newNarrativePane(m.com)
 	m.resetPanes()
-	if m.opts.preset != nil {
-		m.wt = newWalkthrough(*m.opts.preset, m.opts.override)
-	}
-	if m.wt != nil {
-		m.order = walkthroughPanes
-		m.focus = paneNarrative
-		m.showStep()
-		m.syncDeparture()
-	}
+	// cfg is the preset's (or its first step's) as the caller applied its
+	// overrides: the explorer runs it as given.
+	m.enterPreset(m.opts.preset)
 	m.origin = m.cfg
 	if err := m.cfg.Validate(); err != nil {
 		m.startErr = err
-		m.setStatus("not started: "+err.Error(), true)
-		m.focus = paneConfig
-		m.form.FocusError()
+		m.showInvalid("not started: " + err.Error())
 	}
 	m.syncFocus()
 	return m

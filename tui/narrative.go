@@ -68,15 +68,13 @@ func (p *narrativePane) SetHint(h string) { p.hint = h }
 
 // Update scrolls the text.
 func (p *narrativePane) Update(msg tea.KeyPressMsg) tea.Cmd {
-	p.offset = p.c.Keys.scrolled(msg, p.offset, p.lines, p.h)
+	p.Scroll(scrollDelta(msg, p.c.Keys.ScrollUp, p.c.Keys.ScrollDown))
 	return nil
 }
 
-// Scroll moves the text d lines, kept so that it never scrolls past its
-// end (the mouse wheel).
-func (p *narrativePane) Scroll(d int) {
-	p.offset = min(max(p.offset+d, 0), max(p.lines-p.h, 0))
-}
+// Scroll moves the text d lines (a key, the mouse wheel), kept so that it
+// never scrolls past its end.
+func (p *narrativePane) Scroll(d int) { p.offset = scrolled(p.offset, d, p.lines, p.h) }
 
 // View renders the pane's inner w x h cells, cached until the step, the
 // departure, the scroll, the size or the styles change.

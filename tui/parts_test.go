@@ -36,7 +36,7 @@ func TestPlotGuards(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := plotText(plot(timedPlot{vals: c.vals}, c.w, c.h))
+			g := plotText(plotOf(timedPlot{vals: c.vals}, c.w, c.h))
 			if (g == "") != c.empty {
 				t.Fatalf("plot = %q, want empty %v", g, c.empty)
 			}
@@ -64,7 +64,7 @@ func TestPlotGuards(t *testing.T) {
 // all read the same.
 func TestPlotFlatSeries(t *testing.T) {
 	vals := []float64{173.02, 172.98, 173.01, 172.99, 173.03, 172.97}
-	lines := strings.Split(plotText(plot(timedPlot{vals: vals}, 40, 4)), "\n")
+	lines := strings.Split(plotText(plotOf(timedPlot{vals: vals}, 40, 4)), "\n")
 	labels := map[string]bool{}
 	rows := 0
 	for _, l := range lines {

@@ -42,9 +42,13 @@ func (p *pipelinePane) SetSnapshot(s *engine.Snapshot) { p.snap = s }
 
 // Update scrolls the stages.
 func (p *pipelinePane) Update(msg tea.KeyPressMsg) tea.Cmd {
-	p.offset = p.c.Keys.scrolled(msg, p.offset, p.lines, p.h)
+	p.Scroll(scrollDelta(msg, p.c.Keys.ScrollUp, p.c.Keys.ScrollDown))
 	return nil
 }
+
+// Scroll moves the stages d lines (a key, the mouse wheel), kept so that
+// they never scroll past their end.
+func (p *pipelinePane) Scroll(d int) { p.offset = scrolled(p.offset, d, p.lines, p.h) }
 
 // View renders the pane's inner w x h cells, cached by snapshot and size.
 func (p *pipelinePane) View() string {

@@ -23,17 +23,30 @@ type presetPicker struct {
 	offset  int   // first shown row drawn
 	filter  textinput.Model
 	current string // the preset running, marked in the list
+	keys    presetPickerKeys
 }
 
-// pickerKeys are the picker's own keys: it takes every key while open, so
-// that q and the letters type into the filter.
-var pickerKeys = struct {
-	Up, Down, Start, Close key.Binding
-}{
-	Up:    key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous")),
-	Down:  key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
-	Start: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start it")),
-	Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+// presetPickerKeys are the picker's own keys, which the footer lists
+// while it is open: it takes every other key, so that q and the letters
+// type into the filter.
+type presetPickerKeys struct {
+	Up, Down, Start, Close, Quit key.Binding
+}
+
+func newPresetPickerKeys() presetPickerKeys {
+	return presetPickerKeys{
+		Up:    key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous")),
+		Down:  key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
+		Start: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "start")),
+		Close: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close")),
+		Quit:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	}
+}
+
+// HelpKeys returns the picker's keys, for the footer.
+func (p *presetPicker) HelpKeys() []key.Binding {
+	k := &p.keys
+	return []key.Binding{k.Up, k.Down, k.Start, k.Close, k.Quit}
 }
 
 func newPresetPicker(c *common, presets []engine.Preset, current string) *presetPicker {
@@ -47,7 +60,7 @@ func newPresetPicker(c *common, presets []engine.Preset, current string) *preset
 		Focused: textinput.StyleState{Text: st.Strong, Prompt: st.Muted, Placeholder: st.Muted},
 		Blurred: textinput.StyleState{Text: st.Text, Prompt: st.Muted, Placeholder: st.Muted},
 	})
-	p := &presetPicker{c: c, all: presets, filter: in, current: current}
+	p := &presetPicker{c: c, all: presets, filter: in, current: current, keys: newPresetPickerKeys()}
 	p.refilter()
 	for i, j := range p.shown {
 		if presets[j].Name == current {
@@ -95,20 +108,21 @@ const (
 	pickerChosen                     // closed with the preset under the cursor
 )
 
-// Update handles a key: moves, filters, starts or closes.
+// Update handles a key: moves, filters, starts or closes. The root
+// quits on the Quit key before.
 func (p *presetPicker) Update(msg tea.KeyPressMsg) pickerResult {
 	switch {
-	case key.Matches(msg, pickerKeys.Close):
+	case key.Matches(msg, p.keys.Close):
 		return pickerClosed
-	case key.Matches(msg, pickerKeys.Start):
+	case key.Matches(msg, p.keys.Start):
 		if _, ok := p.Selected(); ok {
 			return pickerChosen
 		}
 		return pickerOpen
-	case key.Matches(msg, pickerKeys.Up):
+	case key.Matches(msg, p.keys.Up):
 		p.Move(-1)
 		return pickerOpen
-	case key.Matches(msg, pickerKeys.Down):
+	case key.Matches(msg, p.keys.Down):
 		p.Move(1)
 		return pickerOpen
 	}
@@ -126,15 +140,12 @@ func (p *presetPicker) Move(d int) {
 	p.cursor = min(max(p.cursor+d, 0), max(len(p.shown)-1, 0))
 }
 
-// ClickRow selects the preset drawn at inner line y of the overlay; it
-// reports whether y was a preset's row.
-func (p *presetPicker) ClickRow(y int) bool {
-	i := y - pickerHeadRows + p.offset
-	if y < pickerHeadRows || i >= len(p.shown) {
-		return false
+// ClickRow selects the preset drawn at inner line y of the overlay; a
+// line that shows none does nothing.
+func (p *presetPicker) ClickRow(y int) {
+	if i := y - pickerHeadRows + p.offset; y >= pickerHeadRows && i < len(p.shown) {
+		p.cursor = i
 	}
-	p.cursor = i
-	return true
 }
 
 // pickerHeadRows are the lines above the list: the filter and the count.
@@ -145,7 +156,7 @@ func (p *presetPicker) View(w, h int) string {
 	st := p.c.Styles
 	lines := []string{
 		p.filter.View(),
-		st.Muted.Render(fmt.Sprintf("%d of %d presets · ↑/↓ choose · enter starts it · esc closes", len(p.shown), len(p.all))),
+		st.Muted.Render(fmt.Sprintf("%d of %d presets", len(p.shown), len(p.all))),
 	}
 	rows := max(h-pickerHeadRows-1, 1)
 	// Keep the cursor in view.

@@ -90,7 +90,7 @@ func (p paint) add(b *strings.Builder, text string) {
 
 // paints are the precomputed paints of the styles drawn in bulk.
 type paints struct {
-	muted, border, borderFocus          paint
+	muted, warn, border, borderFocus    paint
 	cellEven, cellOdd, cellSibling      paint
 	cellTaken, cellUpdate               paint
 	busy, idle                          paint
@@ -147,7 +147,7 @@ func NewStyles(dark bool) *Styles {
 
 	s.Help = help.DefaultStyles(dark)
 	s.paint = paints{
-		muted: newPaint(s.Muted), border: newPaint(s.Border), borderFocus: newPaint(s.BorderFocus),
+		muted: newPaint(s.Muted), warn: newPaint(s.Warn), border: newPaint(s.Border), borderFocus: newPaint(s.BorderFocus),
 		cellEven: newPaint(s.CellEven), cellOdd: newPaint(s.CellOdd), cellSibling: newPaint(s.CellSibling),
 		cellTaken: newPaint(s.CellTaken), cellUpdate: newPaint(s.CellUpdate),
 		busy: newPaint(s.Busy), idle: newPaint(s.Idle),

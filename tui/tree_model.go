@@ -21,6 +21,7 @@ type treePane struct {
 
 	latest *engine.Snapshot // newest snapshot seen
 	shown  *engine.Snapshot // the snapshot whose walk is on screen
+	entry  int              // walkEntry of shown's tree, where its walk enters the rows drawn
 	step   int              // index into shown.Tree.Walk.Steps being explained
 	hold   int              // ticks left to show the finished walk
 	frozen bool
@@ -69,7 +70,8 @@ func (p *treePane) latch() {
 		return
 	}
 	p.shown = p.latest
-	p.step = walkEntry(&p.shown.Tree)
+	p.entry = walkEntry(&p.shown.Tree)
+	p.step = p.entry
 	p.hold = holdTicks
 }
 
@@ -115,7 +117,7 @@ func (p *treePane) Update(msg tea.KeyPressMsg) tea.Cmd {
 	n := len(p.shown.Tree.Walk.Steps)
 	switch {
 	case key.Matches(msg, p.c.Keys.WalkPrev):
-		p.step = max(p.step-1, walkEntry(&p.shown.Tree))
+		p.step = max(p.step-1, p.entry)
 	case key.Matches(msg, p.c.Keys.WalkNext):
 		p.step = min(p.step+1, max(n-1, 0))
 	}

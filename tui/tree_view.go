@@ -162,9 +162,8 @@ func (p *treePane) walkLine(t *engine.TreeView, step int) string {
 	}
 	where := ""
 	if step < len(walk.Steps) {
-		entry := walkEntry(t)
 		ws := &walk.Steps[step]
-		where = fmt.Sprintf(" · step %d of %d: L%d node %d → child at L%d", step-entry+1, len(walk.Steps)-entry, ws.Level, ws.Node, ws.Level+1)
+		where = fmt.Sprintf(" · step %d of %d: L%d node %d → child at L%d", step-p.entry+1, len(walk.Steps)-p.entry, ws.Level, ws.Node, ws.Level+1)
 	}
 	return st.Strong.Render("walk") + st.Text.Render(fmt.Sprintf(" u = %s → %s", units.SI(walk.U), leaf)) +
 		st.Muted.Render(where+" · "+state)
@@ -273,7 +272,7 @@ func (p *treePane) levelCells(t *engine.TreeView, l, step, w int, total float64)
 	// range of siblings it read to get there.
 	taken, sibLo, sibHi := -1, -1, -1
 	walk := &t.Walk
-	if l == 0 && walkEntry(t) < len(walk.Steps) {
+	if l == 0 && p.entry < len(walk.Steps) {
 		taken = 0
 	}
 	if l >= 1 && level-1 <= step && level-1 < len(walk.Steps) {
@@ -398,7 +397,7 @@ func (p *treePane) details(t *engine.TreeView, step int) []string {
 		out = append(out, "  "+childrenList(st, ws.Children, ws.Child, p.w-2))
 	}
 	// The walk so far, one line per level, from where it enters the rows.
-	for i := walkEntry(t); i <= step && i < len(walk.Steps); i++ {
+	for i := p.entry; i <= step && i < len(walk.Steps); i++ {
 		ws := walk.Steps[i]
 		out = append(out, st.Muted.Render(fmt.Sprintf("  L%d node %-6d target %-8s partial Σ %-8s → child %d of %d",
 			ws.Level, ws.Node, units.SI(ws.Target), units.SI(ws.Partial), ws.Child, len(ws.Children))))

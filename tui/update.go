@@ -42,7 +42,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case applyConfigMsg:
 		cmd = m.applyConfig(msg.cfg, "applied: restarting the run", "restarting with the new configuration…")
 	case platformPreviewMsg:
-		m.mapping.Preview(msg.cfg)
+		// The form is back on the running configuration: no preview.
+		if sameRun(msg.cfg, m.cfg) {
+			m.mapping.ClearPreview()
+		} else {
+			m.mapping.Preview(msg.cfg)
+		}
 	case tea.PasteMsg:
 		if m.focus == paneConfig && !m.helpOpen && m.pick == nil {
 			cmd = m.form.Paste(msg.Content)
@@ -206,8 +211,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.pick != nil {
 		return m.pickerKey(msg)
 	}
-	if m.helpOpen && (key.Matches(msg, k.ScrollUp) || key.Matches(msg, k.ScrollDown)) {
-		m.helpOffset = max(m.helpOffset+scrollDelta(msg, k), 0)
+	if d := scrollDelta(msg, k.ScrollUp, k.ScrollDown); m.helpOpen && d != 0 {
+		m.scrollHelp(d)
 		return nil
 	}
 	switch {
@@ -222,8 +227,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.Export):
 		return m.export()
-	case key.Matches(msg, k.Back) && (m.helpOpen || m.zoomed) && !(m.focus == paneMapping && m.mapping.Editing() && !m.helpOpen):
-		// (esc in the open devices editor closes the editor first.)
+	case key.Matches(msg, k.Back) && (m.helpOpen || m.zoomed):
 		if m.helpOpen {
 			m.helpOpen = false
 		} else {
@@ -276,7 +280,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case panePipeline:
 		return m.pipe.Update(msg)
 	case paneMapping:
-		return m.mapping.Update(msg)
+		return m.mapping.Update(msg, m.cfg)
 	case paneNarrative:
 		if key.Matches(msg, k.WalkPrev) || key.Matches(msg, k.WalkNext) {
 			// The steps tell the user to step the walk: it steps from
@@ -288,17 +292,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// scrollDelta is -1 for a scroll-up key, +1 for scroll-down.
-func scrollDelta(msg tea.KeyPressMsg, k *KeyMap) int {
-	if key.Matches(msg, k.ScrollUp) {
-		return -1
-	}
-	return 1
-}
+// scrollHelp scrolls the full help d lines; fullHelp keeps it from
+// scrolling past its end, which only drawing it knows.
+func (m *Model) scrollHelp(d int) { m.helpOffset = max(m.helpOffset+d, 0) }
 
 // pickerKey hands a key to the open preset picker; ctrl+c still quits.
 func (m *Model) pickerKey(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, m.pick.keys.Quit) {
 		return tea.Quit
 	}
 	switch m.pick.Update(msg) {
@@ -325,40 +325,59 @@ func (m *Model) presetName() string {
 // run preset's configuration, or a walkthrough's or an experiment's first
 // step with its narrative.
 func (m *Model) startPreset(p engine.Preset) tea.Cmd {
-	override := m.opts.override
-	if override == nil {
-		override = func(c engine.Config) engine.Config { return c }
-	}
-	m.opts.preset = &p
-	m.wt = newWalkthrough(p, override)
-	m.marked = [numPanes]bool{}
-	m.zoomed = false
-	var cfg engine.Config
-	if m.wt != nil {
-		m.order = walkthroughPanes
-		m.focus = paneNarrative
-		m.showStep()
-		cfg = m.wt.cfgs[0]
-	} else {
-		m.order = basePanes
-		if m.focus == paneNarrative {
-			m.focus = paneTree
-		}
-		cfg = override(p.StepConfig(0)).Defaults()
-	}
+	cfg := m.enterPreset(&p)
 	m.origin = cfg
 	if err := cfg.Validate(); err != nil {
 		// Presets are checked when loaded; one handed in unchecked says
 		// what is wrong in the form, where it can be fixed.
 		m.setConfig(cfg)
-		m.setStatus(p.Name+" cannot run: "+err.Error(), true)
-		m.focus = paneConfig
-		m.form.FocusError()
-		m.relayout()
+		m.showInvalid(p.Name + " cannot run: " + err.Error())
 		return nil
 	}
-	m.relayout()
 	return m.applyConfig(cfg, "started "+p.Name, "starting "+p.Kind+" "+p.Name+"…")
+}
+
+// enterPreset makes p (nil for none) the explorer's preset: walkthrough
+// mode with the first step's narrative for a walkthrough or an
+// experiment, the panes of a run otherwise. It returns the configuration
+// p runs first, the command line's overrides applied (New runs the one it
+// was given instead).
+func (m *Model) enterPreset(p *engine.Preset) engine.Config {
+	m.opts.preset = p
+	m.wt = nil
+	if p != nil {
+		m.wt = newWalkthrough(*p, m.opts.override)
+	}
+	m.marked = [numPanes]bool{}
+	m.zoomed = false
+	if m.wt != nil {
+		m.order, m.focus = walkthroughPanes, paneNarrative
+		m.showStep()
+		m.syncDeparture()
+		return m.wt.cfgs[0]
+	}
+	m.order = basePanes
+	if m.focus == paneNarrative {
+		m.focus = paneTree
+	}
+	m.relayout()
+	if p == nil {
+		return engine.Config{}
+	}
+	cfg := p.StepConfig(0)
+	if m.opts.override != nil {
+		cfg = m.opts.override(cfg)
+	}
+	return cfg.Defaults()
+}
+
+// showInvalid says in the status why the configuration cannot run and
+// puts the focus on the form's row at fault, where it can be fixed.
+func (m *Model) showInvalid(status string) {
+	m.setStatus(status, true)
+	m.focus = paneConfig
+	m.form.FocusError()
+	m.relayout()
 }
 
 // exportedMsg is the outcome of an export (e).
@@ -409,7 +428,7 @@ func (m *Model) handleWheel(mouse tea.Mouse) {
 		m.pick.Move(d)
 		return
 	case m.helpOpen:
-		m.helpOffset = max(m.helpOffset+d, 0)
+		m.scrollHelp(d)
 		return
 	}
 	p, ok := m.lay.paneAt(mouse.X, mouse.Y)
@@ -478,8 +497,7 @@ func (m *Model) handleClick(mouse tea.Mouse) {
 		return // a tab
 	}
 	if c, ok := m.pane(p).(rowClicker); ok {
-		c.ClickRow(mouse.Y - r.Y - 1)
-		m.syncFocus()
+		c.ClickRow(mouse.Y - r.Y - 1) // Update syncs the bindings after
 	}
 }
 

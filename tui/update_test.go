@@ -319,7 +319,7 @@ func TestManualMappingInForm(t *testing.T) {
 	press(m, "right")
 	focusField(t, m, keyMapRMM)
 	press(m, "right") // G → F
-	cfg, err := m.form.Config()
+	cfg, _, err := m.form.Config()
 	if err != nil || cfg.Mapping.String() != "G-F-G" {
 		t.Fatalf("manual mapping from the form: %q, %v", cfg.Mapping, err)
 	}

@@ -157,15 +157,17 @@ func (m *Model) framedPane(p paneID, r rect) string {
 	})
 }
 
-// footer is the status line and the short help for what has the focus.
+// footer is the status line and the short help for what has the focus
+// (the preset picker's keys while it is open).
 func (m *Model) footer() string {
 	st := m.com.Styles
 	w := m.com.Width
 	status := ""
+	var keys []key.Binding
 	switch {
 	case m.pick != nil:
-		status = st.Accent.Render("type to filter · ↑/↓ choose · enter starts it · esc closes · ctrl+c quits")
-		return fit(status, w)
+		status = st.Accent.Render("type to filter") + st.Muted.Render("  │  ")
+		keys = m.pick.HelpKeys()
 	case !m.hinted && !m.bad:
 		// The first screen says how to change the run, until a key.
 		status = st.Accent.Render(m.changeHint()) +
@@ -178,25 +180,26 @@ func (m *Model) footer() string {
 		}
 		status = ansi.Truncate(status, max(w/2, 20), "…") + st.Muted.Render("  │  ")
 	}
+	if keys == nil {
+		keys = m.shortHelp()
+	}
 	m.help.SetWidth(max(w-cellWidth(status), 0))
-	return fit(status+m.help.ShortHelpView(m.shortHelp()), w)
+	return fit(status+m.help.ShortHelpView(keys), w)
 }
 
 // shortHelp is the footer's bindings: the key map's, with the mapping
-// pane's own (its list, d, the devices editor) when it has the focus.
+// pane's own (d, or the devices editor's) after ? and q when it has the
+// focus.
 func (m *Model) shortHelp() []key.Binding {
-	k := m.com.Keys
-	all := k.ShortHelp()
+	all := m.com.Keys.ShortHelp()
 	if m.focus != paneMapping || m.helpOpen {
 		return all
 	}
-	out := append([]key.Binding{k.Help, k.Quit}, m.mapping.HelpKeys()...)
-	for _, b := range all[2:] {
-		if !slices.ContainsFunc(out, func(o key.Binding) bool { return o.Help() == b.Help() }) {
-			out = append(out, b)
-		}
-	}
-	return out
+	own := m.mapping.HelpKeys()
+	out := make([]key.Binding, 0, len(all)+len(own))
+	out = append(out, all[:2]...) // ? and q
+	out = append(out, own...)
+	return append(out, all[2:]...)
 }
 
 // fullHelp renders every key of the explorer, grouped by pane, in a frame
