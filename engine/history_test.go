@@ -13,19 +13,19 @@ import (
 // the first snapshot after it, with the prediction following the mapping;
 // switches older than the window are dropped.
 func TestHistoryRatesAndSwitches(t *testing.T) {
-	var h History
+	var f rateFeed
+	h := &f.h
 	snap := func(i int, grad int64, mapping string, pred float64) *Snapshot {
 		s := &Snapshot{Config: Config{Algo: DQN}, SimElapsed: float64(i), SimGradSteps: grad, SimGradEnd: float64(i) + 0.5}
 		s.HostElapsed = 10 * time.Duration(i) * time.Second
 		s.Counters.GradSteps = grad
-		s.Host.GPS, s.Sim.GPS = 2, 100
 		s.Mapping.Chosen, s.Mapping.PredictedGPS = mapping, pred
 		return s
 	}
-	h.add(snap(0, 5, "G-F-G", 173)) // the first point: a window of no time
-	h.add(snap(1, 0, "G-F-G", 173)) // no gradient step yet
-	h.add(snap(2, 40, "G-F-G", 173))
-	h.add(snap(3, 90, "G-G-G", 143))
+	f.add(snap(0, 5, "G-F-G", 173)) // the first point: a window of no time
+	f.add(snap(1, 0, "G-F-G", 173)) // no gradient step yet
+	f.add(snap(2, 40, "G-F-G", 173))
+	f.add(snap(3, 90, "G-G-G", 143))
 	for i, want := range []bool{false, false, true, true} {
 		if got := !math.IsNaN(h.SimRate[i]) && !math.IsNaN(h.HostRate[i]); got != want {
 			t.Errorf("point %d: sim %v host %v, want a rate %v", i, h.SimRate[i], h.HostRate[i], want)
@@ -43,12 +43,12 @@ func TestHistoryRatesAndSwitches(t *testing.T) {
 	// A snapshot's copy continues from the same mapping: a switch back is
 	// one more.
 	c := h.clone()
-	c.add(snap(4, 100, "G-F-G", 173))
+	c.add(snap(4, 100, "G-F-G", 173), true, true)
 	if len(c.Switches) != 2 || len(h.Switches) != 1 {
 		t.Errorf("switch back on a clone: clone %+v, history %+v", c.Switches, h.Switches)
 	}
 	for i := range MaxHistory {
-		h.add(snap(4+i, 100, "G-G-G", 143))
+		f.add(snap(4+i, 100, "G-G-G", 143))
 	}
 	if len(h.Switches) != 0 {
 		t.Errorf("a switch older than the window is kept: %+v", h.Switches)
@@ -57,23 +57,45 @@ func TestHistoryRatesAndSwitches(t *testing.T) {
 	// The first step ends at point 3, then the host finishes no step for
 	// a whole window: the sim rate is measured only over windows from a
 	// step's end (point 3 on) in which the steps' ends moved; the host's
-	// is a measured 0 throughout.
-	var still History
+	// is a measured 0 throughout. The snapshot's own rate agrees with the
+	// chart: the same value where the chart has one, 0 where not.
+	var still rateFeed
 	const stall = 3 + rateSpan
+	var simGPS []float64
 	for i := range stall + rateSpan {
-		s := snap(i, 10, "G-F-G", 173)
+		s := snap(i, 10*int64(i), "G-F-G", 173)
 		s.SimGradEnd = float64(min(i, stall))
 		if i < 3 {
 			s.SimGradEnd = 0
 		}
+		if i >= stall {
+			s.Counters.GradSteps, s.SimGradSteps = 10*stall, 10*stall
+		}
 		still.add(s)
+		simGPS = append(simGPS, s.Sim.GPS)
 	}
-	for i, v := range still.SimRate {
+	for i, v := range still.h.SimRate {
 		oldest := max(i-(rateSpan-1), 0)
 		want := oldest >= 3 && oldest < stall
-		if got := !math.IsNaN(v); got != want || (i > 0 && math.IsNaN(still.HostRate[i])) {
+		if got := !math.IsNaN(v); got != want || (i > 0 && math.IsNaN(still.h.HostRate[i])) {
 			t.Errorf("point %d (window from %d, steps from 3, stalled from %d): sim rate %v host %v, want a sim rate %v",
-				i, oldest, stall, v, still.HostRate[i], want)
+				i, oldest, stall, v, still.h.HostRate[i], want)
+		}
+		if agree := (want && v == simGPS[i]) || (!want && simGPS[i] == 0); !agree {
+			t.Errorf("point %d: the snapshot's sim rate %v, the chart's %v", i, simGPS[i], v)
 		}
 	}
+}
+
+// rateFeed publishes snapshots as a run does: the rate window measures
+// the rates and decides whether they span time, the history reads that.
+type rateFeed struct {
+	w rateWindow
+	h History
+}
+
+func (f *rateFeed) add(s *Snapshot) {
+	f.w.update(s)
+	s.Host, s.Sim = f.w.host, f.w.sim
+	f.h.add(s, f.w.hostSpans, f.w.simSpans)
 }

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/nn"
+	"github.com/rlxdev/rlx/core/ppo"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/internal/units"
@@ -26,9 +28,13 @@ type MemoryPart struct {
 // the batches sampled ahead, each learner's networks with their
 // gradients, optimizer state and batch activations, and each actor's
 // policy and local storage. Tests hold it against what runs allocate.
+//
+// A run estimates its own memory on what its driver builds (checkFits in
+// newPPOTrainer and newFittingOffPolicySetup); this is for callers that
+// have only the configuration.
 func EstimateMemory(cfg Config) ([]MemoryPart, error) {
-	cfg = cfg.Defaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := prepare(cfg)
+	if err != nil {
 		return nil, err
 	}
 	if cfg.Algo.OnPolicy() {
@@ -40,12 +46,23 @@ func EstimateMemory(cfg Config) ([]MemoryPart, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []MemoryPart{{"PPO rollout, minibatch and networks", pc.Bytes(spec), "envs x horizon"}}, nil
+		return ppoMemory(pc, spec), nil
 	}
 	su, err := newOffPolicySetup(cfg)
 	if err != nil {
 		return nil, err
 	}
+	return su.memory(), nil
+}
+
+// ppoMemory is EstimateMemory's estimate of a PPO run of trainer
+// configuration pc on environment spec.
+func ppoMemory(pc ppo.Config, spec *env.Spec) []MemoryPart {
+	return []MemoryPart{{"PPO rollout, minibatch and networks", pc.Bytes(spec), "envs x horizon"}}
+}
+
+// memory is EstimateMemory's estimate of an off-policy run of setup su.
+func (su *offPolicySetup) memory() []MemoryPart {
 	rc, od, ad := su.rc, int64(su.spec.Obs.Dim()), int64(su.spec.Act.Dim())
 	rb := rc.Replay
 	rb.ObsDim, rb.ActDim = int(od), int(ad)
@@ -68,7 +85,7 @@ func EstimateMemory(cfg Config) ([]MemoryPart, error) {
 		{"batches sampled ahead", batches, "batch x depth x learners"},
 		{"learners' networks and batch activations", learners, "batch x learners"},
 		{"actors' policies and local storage", actors, "actors"},
-	}, nil
+	}
 }
 
 // activationFloats returns the float32 values a batch sample holds in
@@ -124,6 +141,12 @@ func CheckMemory(cfg Config) error {
 	if err != nil {
 		return err
 	}
+	return checkFits(parts)
+}
+
+// checkFits returns CheckMemory's error when the parts do not fit the
+// memory limit, nil when they do.
+func checkFits(parts []MemoryPart) error {
 	var total int64
 	for _, p := range parts {
 		total += p.Bytes

@@ -110,6 +110,15 @@ func TestStartRefusesWhatDoesNotFit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "this run needs about 189.2 MiB: replay buffer 188.7 MiB (capacity); that is more than the memory limit of 64.0 MiB (--memory-limit)") {
 		t.Fatalf("Start: %v", err)
 	}
+	// PPO is refused before its trainer allocates the rollout, and a
+	// prediction refuses what Start refuses.
+	big := Config{Env: "CartPole-v1", Algo: PPO, Envs: 64, Horizon: 8192, Minibatches: 1}
+	if _, err := Start(context.Background(), big); err == nil || !strings.Contains(err.Error(), "this run needs about") {
+		t.Errorf("Start of PPO: %v", err)
+	}
+	if _, err := Predict(big); err == nil || !strings.Contains(err.Error(), "this run needs about") {
+		t.Errorf("Predict of PPO: %v", err)
+	}
 	if r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: DQN, Steps: 100}); err != nil {
 		t.Fatalf("Start of a small run: %v", err)
 	} else {

@@ -88,7 +88,7 @@ func newOffPolicySetup(cfg Config) (*offPolicySetup, error) {
 }
 
 func newOffPolicyDriver(cfg Config) (driver, error) {
-	su, err := newOffPolicySetup(cfg)
+	su, err := newFittingOffPolicySetup(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -108,9 +108,23 @@ func newOffPolicyDriver(cfg Config) (driver, error) {
 	// The clock samples each batch when the data its step needs is
 	// stored, as the runtime does.
 	d.clock.Schedule(rc.LearningStarts, rc.UpdateInterval)
-	d.view = placementView(d.clock.Placement(), cfg.Mapping)
-	d.detail = pipelineViews(d.clock.Pipelines())
+	d.setViews(cfg.Mapping)
 	return d, nil
+}
+
+// newFittingOffPolicySetup returns the setup of cfg once the run's working
+// set fits the memory limit (checkFits), estimated on the setup itself,
+// before the runtime allocates the replay buffer: what a run and a
+// prediction build.
+func newFittingOffPolicySetup(cfg Config) (*offPolicySetup, error) {
+	su, err := newOffPolicySetup(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFits(su.memory()); err != nil {
+		return nil, err
+	}
+	return su, nil
 }
 
 // workload describes the run of cfg to the simulated platform: its sizes,
@@ -219,9 +233,16 @@ func (d *offPolicyDriver) remap(m Mapping) error {
 	if err := remapOffPolicy(d.clock, m); err != nil {
 		return err
 	}
-	d.view = placementView(d.clock.Placement(), m)
-	d.detail = pipelineViews(d.clock.Pipelines())
+	d.setViews(m)
 	return nil
+}
+
+// setViews builds the mapping view and the pipelines' cycle-level views of
+// the clock's mapping, requested as given. The caller holds d.mu, or d is
+// not running yet.
+func (d *offPolicyDriver) setViews(requested Mapping) {
+	d.view = placementView(d.clock.Placement(), requested)
+	d.detail = pipelineViews(d.clock.Pipelines())
 }
 
 func (d *offPolicyDriver) snapshot(s *Snapshot) {

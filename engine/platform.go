@@ -248,17 +248,18 @@ func placementView(pl *sim.Placement, requested Mapping) MappingView {
 		v.FPGA.S = d.RMM.S
 	}
 	var notes []string
-	if !requested.Auto() {
-		notes = append(notes, "mapping set by hand")
-	}
-	if requested.Auto() && r.Decision.PrunedGPU {
-		notes = append(notes, "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)")
-	}
-	if requested.Auto() && r.Decision.Tie != "" {
-		notes = append(notes, r.Decision.Tie)
-	}
 	if requested.Auto() {
-		notes = append(notes, fasterThanAuto(v, "Algorithm 3 maps by the table (000 Eq. 3)", "the dependency chain and the transfers")...)
+		if r.Decision.PrunedGPU {
+			notes = append(notes, "GPU pruned for the RMM: a non-GPU RMM keeps up with the GPU learner (000 Algorithm 3 line 6)")
+		}
+		if r.Decision.Tie != "" {
+			notes = append(notes, r.Decision.Tie)
+		}
+		if why := fasterThanAuto(v); why != "" {
+			notes = append(notes, why)
+		}
+	} else {
+		notes = append(notes, "mapping set by hand")
 	}
 	v.Note = strings.Join(notes, "; ")
 	return v
@@ -288,13 +289,15 @@ func listMappings(v *MappingView, running MappingGPS) {
 }
 
 // fasterThanAuto explains, when the mapping auto chose is not the fastest
-// of v.All, why: rule is how auto chooses, whole what the prediction
-// counts that the rule does not. It returns nothing when auto's choice is
-// the fastest or ties it (listMappings puts it first among equals).
-func fasterThanAuto(v MappingView, rule, whole string) []string {
+// of v.All, why: Algorithm 3 maps by the table, while the prediction
+// counts the dependency chain and the transfers too. It returns "" when
+// auto's choice is the fastest or ties it (listMappings puts it first
+// among equals).
+func fasterThanAuto(v MappingView) string {
 	if len(v.All) == 0 || v.All[0].Mapping == v.Chosen || v.PredictedGPS <= 0 {
-		return nil
+		return ""
 	}
 	best := v.All[0]
-	return []string{fmt.Sprintf("%s; with %s %s is predicted ×%.4g faster", rule, whole, best.Mapping, best.GPS/v.PredictedGPS)}
+	return fmt.Sprintf("Algorithm 3 maps by the table (000 Eq. 3); with the dependency chain and the transfers %s is predicted ×%.4g faster",
+		best.Mapping, best.GPS/v.PredictedGPS)
 }

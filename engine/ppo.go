@@ -38,11 +38,7 @@ type ppoDriver struct {
 }
 
 func newPPODriver(cfg Config) (*ppoDriver, error) {
-	pc, err := ppoConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	tr, err := ppo.New(pc)
+	tr, err := newPPOTrainer(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -54,10 +50,27 @@ func newPPODriver(cfg Config) (*ppoDriver, error) {
 	if d.clock, err = newPPOClock(p, ppoIteration(cfg, tr), cfg.Mapping); err != nil {
 		return nil, err
 	}
-	d.view = ppoMappingView(d.clock, cfg.Mapping)
-	d.detail = pipelineViews(d.clock.Pipelines())
+	d.setViews(cfg.Mapping)
 	tr.SetObserver(d)
 	return d, nil
+}
+
+// newPPOTrainer returns the trainer of the valid configuration cfg, once
+// its buffers fit the memory limit (checkFits, before the trainer
+// allocates them): what a run trains with and a prediction describes.
+func newPPOTrainer(cfg Config) (*ppo.Trainer, error) {
+	pc, err := ppoConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := envSpec(cfg.Env)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFits(ppoMemory(pc, spec)); err != nil {
+		return nil, err
+	}
+	return ppo.New(pc)
 }
 
 // newPPOClock returns the simulated clock of PPO iterations it on
@@ -74,7 +87,8 @@ func newPPOClock(p *hw.Platform, it sim.PPOIteration, requested Mapping) (*sim.P
 	return clock, nil
 }
 
-// remapPPO moves a PPO clock to the mapping requested: auto is sim.PPO.Auto's.
+// remapPPO moves a PPO clock to the mapping requested: auto is sim.PPO.Auto's
+// (found once, by sim.NewPPO).
 func remapPPO(clock *sim.PPO, requested Mapping) error {
 	m, fixed := requested.Fixed()
 	if !fixed {
@@ -223,9 +237,15 @@ func (d *ppoDriver) remap(requested Mapping) error {
 	if err := remapPPO(d.clock, requested); err != nil {
 		return err
 	}
+	d.setViews(requested)
+	return nil
+}
+
+// setViews builds the mapping view and the FPGA units' cycle-level views
+// of the clock's mapping, requested as given.
+func (d *ppoDriver) setViews(requested Mapping) {
 	d.view = ppoMappingView(d.clock, requested)
 	d.detail = pipelineViews(d.clock.Pipelines())
-	return nil
 }
 
 func (d *ppoDriver) snapshot(s *Snapshot) {
@@ -273,14 +293,8 @@ func ppoMappingView(s *sim.PPO, requested Mapping) MappingView {
 		}
 		v.Table = append(v.Table, row)
 	}
-	for _, l := range hw.Kinds {
-		for _, g := range hw.Kinds {
-			m := hw.Mapping{Learner: l, RMM: g, Storage: l}
-			if s.Feasible(m) != nil {
-				continue
-			}
-			v.All = append(v.All, MappingGPS{Mapping: m.String(), GPS: samples / s.IterationSeconds(m), Bottleneck: s.Bound(m)})
-		}
+	for _, m := range s.Mappings() {
+		v.All = append(v.All, MappingGPS{Mapping: m.String(), GPS: samples / s.IterationSeconds(m), Bottleneck: s.Bound(m)})
 	}
 	v.PredictedGPS = samples / s.IterationSeconds(s.Mapping())
 	listMappings(&v, MappingGPS{Mapping: v.Chosen, GPS: v.PredictedGPS, Bottleneck: v.Bottleneck})

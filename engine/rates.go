@@ -12,6 +12,10 @@ import (
 type rateWindow struct {
 	points    []ratePoint
 	host, sim Rates
+	// hostSpans and simSpans say whether the window measured a rate on
+	// each clock (see update): where not, the rate the history draws is 0
+	// in host or sim and NaN in the history.
+	hostSpans, simSpans bool
 	// run samples the whole run, thinned to at most runPoints points by
 	// dropping every other one when full, so that the rates over the last
 	// quarter of the run (simRecent) need bounded memory on any run.
@@ -37,6 +41,18 @@ const rateSpan = 20
 // steps the simulated platform has been charged, which may trail
 // s.Counters.GradSteps (an off-policy step is charged when its priority
 // update is applied, up to D steps after it trained).
+//
+// It decides here, once, whether the window spans time on each clock: the
+// host's from the second point on; the simulated one where the time it
+// divides by moved across the window (it stands still while the host is
+// slow to finish a step, and a remap can take seconds of host time), and
+// off-policy only from a step's end (a window from before the first step
+// would divide by the time from 0, where no step ended). Where a window
+// does not span, the rate the history draws (GPS; PPO: IPS) is 0 on that
+// clock, "none measured" as before the first snapshot (off-policy, the
+// simulated clock's other rates divide by its now, which may still move):
+// the header, the progress lines and metrics.csv print that 0, and the
+// history draws NaN (History.add), which the charts leave out.
 func (w *rateWindow) update(s *Snapshot) {
 	p := ratePoint{host: s.HostElapsed.Seconds(), sim: s.SimElapsed, c: s.Counters, simGrad: s.SimGradSteps, gradEnd: s.SimGradEnd}
 	w.points = append(w.points, p)
@@ -44,8 +60,17 @@ func (w *rateWindow) update(s *Snapshot) {
 		w.points = w.points[1:]
 	}
 	old, ppo := w.points[0], s.Config.Algo.OnPolicy()
+	w.hostSpans = p.host > old.host
+	if ppo {
+		w.simSpans = p.sim > old.sim
+	} else {
+		w.simSpans = p.gradEnd > old.gradEnd && old.gradEnd > 0
+	}
 	w.host = rates(old.c, p.c, p.host-old.host, ppo)
 	w.sim = simRates(old, p, ppo)
+	if !w.simSpans {
+		w.sim.GPS = 0
+	}
 
 	if len(w.run) == runPoints {
 		for i := range runPoints / 2 {
@@ -136,8 +161,10 @@ func rates(a, b Counters, dt float64, ppo bool) Rates {
 }
 
 // add appends a point of s to the history, dropping the oldest beyond
-// MaxHistory, and notes a change of the running mapping.
-func (h *History) add(s *Snapshot) {
+// MaxHistory, and notes a change of the running mapping. hostSpans and
+// simSpans are the rate window's (rateWindow.update): whether s.Host and
+// s.Sim are rates measured over time.
+func (h *History) add(s *Snapshot, hostSpans, simSpans bool) {
 	ppo := s.Config.Algo.OnPolicy()
 	rate := func(r Rates, steps int64, spans bool) float64 {
 		if !spans || steps == 0 {
@@ -147,24 +174,6 @@ func (h *History) add(s *Snapshot) {
 			return r.IPS
 		}
 		return r.GPS
-	}
-	// The history starts with the run, as the rate window does, so its
-	// last rateSpan-1 points and s are the window's: the host rate spans
-	// time from the second point on; the simulated one where the time it
-	// divides by moved across the window (it stands still while the host
-	// is slow to finish a step, and a remap can take seconds of host time)
-	// from a step's end (off-policy, a window from before the first step
-	// would divide by the time from 0, where no step ended).
-	simEnd := s.SimGradEnd
-	if ppo {
-		simEnd = s.SimElapsed
-	}
-	n := len(h.simEnd)
-	hostSpans := n > 0
-	simSpans := false
-	if n > 0 {
-		from := h.simEnd[max(n-(rateSpan-1), 0)]
-		simSpans = simEnd > from && (ppo || from > 0)
 	}
 	// PPO's IPS is over whole iterations (003 §5.3.1): none before the
 	// first ends.
@@ -191,7 +200,6 @@ func (h *History) add(s *Snapshot) {
 	h.SimTime = push(h.SimTime, s.SimElapsed)
 	h.HostRate = push(h.HostRate, rate(s.Host, hostSteps, hostSpans))
 	h.SimRate = push(h.SimRate, rate(s.Sim, simSteps, simSpans))
-	h.simEnd = push(h.simEnd, simEnd)
 	h.Predicted = push(h.Predicted, pred)
 	h.Steps = push(h.Steps, float64(s.Counters.EnvSteps))
 	h.Return = push(h.Return, ret)
@@ -218,6 +226,6 @@ func (h *History) clone() History {
 		HostRate: slices.Clone(h.HostRate), SimRate: slices.Clone(h.SimRate),
 		Predicted: slices.Clone(h.Predicted), Steps: slices.Clone(h.Steps),
 		Return: slices.Clone(h.Return), Switches: slices.Clone(h.Switches),
-		mapping: h.mapping, simEnd: slices.Clone(h.simEnd),
+		mapping: h.mapping,
 	}
 }

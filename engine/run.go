@@ -59,11 +59,8 @@ const eventBuffer = 1024
 // the memory limit (CheckMemory), are returned here, before anything
 // runs. Cancelling ctx stops the run, as Stop does.
 func Start(ctx context.Context, cfg Config) (*Run, error) {
-	cfg = cfg.Defaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := CheckMemory(cfg); err != nil {
+	cfg, err := prepare(cfg)
+	if err != nil {
 		return nil, err
 	}
 	d, err := newDriver(cfg)
@@ -71,6 +68,16 @@ func Start(ctx context.Context, cfg Config) (*Run, error) {
 		return nil, err
 	}
 	return launch(ctx, cfg, d), nil
+}
+
+// prepare returns cfg with its defaults filled in, or why it is invalid:
+// what a run, a prediction and a memory estimate start from.
+func prepare(cfg Config) (Config, error) {
+	cfg = cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
 }
 
 // launch runs driver d of the valid configuration cfg on a new goroutine.
@@ -83,7 +90,9 @@ func launch(ctx context.Context, cfg Config, d driver) *Run {
 	return r
 }
 
-// newDriver builds the driver of cfg.Algo.
+// newDriver builds the driver of cfg.Algo. The constructors check the
+// memory the run needs (checkFits) on what they build, before the large
+// buffers are allocated.
 func newDriver(cfg Config) (driver, error) {
 	if cfg.Algo.OnPolicy() {
 		return newPPODriver(cfg)
@@ -312,7 +321,7 @@ func (g *gate) publish(st State) *Snapshot {
 	}
 	g.rates.update(s)
 	s.Host, s.Sim, s.SimRecent = g.rates.host, g.rates.sim, g.rates.simRecent
-	g.hist.add(s)
+	g.hist.add(s, g.rates.hostSpans, g.rates.simSpans)
 	s.History = g.hist.clone()
 	g.r.latest.Store(s)
 	return s

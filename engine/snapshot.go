@@ -68,8 +68,12 @@ type Snapshot struct {
 	// SimElapsed also moves with the actors' data charged ahead of the
 	// learner, a lead the host's pacing sets, not the platform.
 	SimGradEnd float64
-	Host       Rates // on the host wall clock
-	Sim        Rates // on the simulated platform clock
+	// Host and Sim are the rates over the last snapshots on each clock.
+	// Off-policy, Sim.GPS is 0, none measured, while the window does not
+	// start at a step's end or the steps' ends stand still across it;
+	// History.SimRate is NaN there.
+	Host Rates // on the host wall clock
+	Sim  Rates // on the simulated platform clock
 	// SimRecent is the simulated clock's rates over the last quarter of
 	// the run's simulated time (from the latest snapshot at or before
 	// three quarters of it): the warm rate the exploration's prediction is
@@ -247,8 +251,9 @@ type StageView struct {
 	// a group of identical units, such as "actors (16)", it is the mean
 	// of theirs. Empty when the window is.
 	Occupancy []float64
-	// Utilization is the busy fraction of the whole window, 0..1: the mean
-	// of Occupancy.
+	// Utilization is the busy fraction of the whole window, 0..1: the
+	// busy time over the window's width, the mean of Occupancy up to
+	// rounding (for a group, the mean of the units').
 	Utilization float64
 }
 
@@ -350,8 +355,7 @@ type History struct {
 	// oldest first.
 	Switches []MappingSwitch
 
-	mapping string    // the mapping running at the latest point
-	simEnd  []float64 // what the sim rate at each point divides up to: SimGradEnd (PPO: SimElapsed)
+	mapping string // the mapping running at the latest point
 }
 
 // MappingSwitch is a change of the running mapping, at the first snapshot

@@ -1,22 +1,14 @@
 package engine
 
-import (
-	"slices"
-
-	"github.com/rlxdev/rlx/core/sumtree"
-)
-
-// maxTreeRead bounds the nodes of one tree level readTreeView copies to
-// draw a few hundred of them: sumtree.Tree.Level copies a whole level, and a
-// level of a large tree can hold millions of nodes (the leaves of 2^26, or
-// level 3 at K = 1024). The leaves are read one by one instead.
-const maxTreeRead = 1 << 16
+import "github.com/rlxdev/rlx/core/sumtree"
 
 // readTreeView builds the view of t the sum-tree pane draws: a prefix-sum
 // walk for the target u01·Total (u01 in [0, 1)), the priority-update path of
 // the leaf it finds, and the top levels of the smallest subtree holding
 // every leaf of positive priority. filled is how many leaves hold a
-// transition. The caller holds t's read lock.
+// transition. The caller holds t's read lock, so it reads only the nodes
+// shown (sumtree.Tree.LevelRange): at most MaxTreeNodes per level, however
+// long the level (the leaves of 2^26, or level 3 at K = 1024).
 func readTreeView(t *sumtree.Tree, filled int, u01 float64) TreeView {
 	v := TreeView{Fanout: t.Fanout(), Height: t.Height(), Leaves: t.Cap(), Filled: filled, Walk: Walk{Leaf: -1}}
 	if t.Total() > 0 {
@@ -31,32 +23,11 @@ func readTreeView(t *sumtree.Tree, filled int, u01 float64) TreeView {
 		}
 		v.RootLevel, v.RootNode = massRoot(p.Steps)
 	}
-	// A subtree root on a level too long to read moves up to the deepest
-	// readable ancestor: it holds the mass too.
-	for v.RootLevel > 0 && v.RootLevel < t.Height()-1 && t.LevelLen(v.RootLevel) > maxTreeRead {
-		v.RootLevel--
-		v.RootNode /= t.Fanout()
-	}
 
 	first, span := v.RootNode, 1 // the subtree's first node and its node count on a level
-	leaves := t.Height() - 1
 	for lv := v.RootLevel; lv < t.Height() && lv-v.RootLevel < MaxTreeLevels; lv++ {
 		n := min(span, t.LevelLen(lv)-first)
-		shown := min(n, MaxTreeNodes)
-		var vals []float64
-		switch {
-		case lv == leaves:
-			vals = make([]float64, shown)
-			for i := range vals {
-				vals[i] = t.Get(first + i)
-			}
-		case t.LevelLen(lv) <= maxTreeRead:
-			vals = slices.Clone(t.Level(nil, lv)[first : first+shown])
-		default:
-			// Deeper levels are longer still: stop here.
-			return v
-		}
-		v.Levels = append(v.Levels, vals)
+		v.Levels = append(v.Levels, t.LevelRange(nil, lv, first, min(n, MaxTreeNodes)))
 		v.LevelLen = append(v.LevelLen, n)
 		v.LevelFirst = append(v.LevelFirst, first)
 		first *= t.Fanout()

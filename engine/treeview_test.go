@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/rlxdev/rlx/core/sumtree"
@@ -107,8 +108,9 @@ func TestTreeViewShowsTheFilledSubtree(t *testing.T) {
 
 // TestTreeViewBoundsItsReads: a single leaf deep in a tree of 2^20 leaves
 // at K = 2 puts the subtree root on level 19 (2^19 nodes), too long to copy
-// at every snapshot. The view moves up to a level it may read, whose node
-// still holds the total.
+// at every snapshot. The view reads only the nodes it shows: the root node,
+// holding the total, and its children, a few hundred bytes, not the 4 MiB
+// of level 19 or the 8 MiB of the leaves.
 func TestTreeViewBoundsItsReads(t *testing.T) {
 	tr, err := sumtree.New(1<<20, 2)
 	if err != nil {
@@ -118,17 +120,22 @@ func TestTreeViewBoundsItsReads(t *testing.T) {
 	if err := tr.Set(leaf, 2); err != nil {
 		t.Fatal(err)
 	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	v := readTreeView(tr, 1, 0.5)
-	if n := tr.LevelLen(v.RootLevel); n > maxTreeRead {
-		t.Fatalf("subtree root on L%d of %d nodes, bound %d", v.RootLevel, n, maxTreeRead)
-	}
+	runtime.ReadMemStats(&after)
 	if v.Levels[0][0] != 2 || v.RootNode != leaf>>(tr.Height()-1-v.RootLevel) {
 		t.Errorf("subtree root L%d node %d value %v, want the ancestor of leaf %d holding 2", v.RootLevel, v.RootNode, v.Levels[0][0], leaf)
 	}
-	for i := range v.Levels {
-		if lv := v.RootLevel + i; lv < tr.Height()-1 && tr.LevelLen(lv) > maxTreeRead {
-			t.Errorf("level L%d of %d nodes was read", lv, tr.LevelLen(lv))
+	for i, lv := range v.Levels {
+		if len(lv) > MaxTreeNodes || len(lv) > v.LevelLen[i] {
+			t.Errorf("level L%d: %d values of the %d the subtree has, bound %d", v.RootLevel+i, len(lv), v.LevelLen[i], MaxTreeNodes)
 		}
+	}
+	// The view's own slices take a few KiB; a copy of a level it draws
+	// from would take 4 MiB.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
+		t.Errorf("reading the view allocated %d bytes: it copied more than it shows", got)
 	}
 }
 

@@ -23,12 +23,16 @@ const OccupancyBins = 1024
 // utilization. O(len(busy) log len(busy) + OccupancyBins).
 func NewStageView(name string, busy []Interval, from, to float64) StageView {
 	sv := StageView{Name: name}
-	if !(to > from) || math.IsInf(to-from, 0) {
+	if !spans(from, to) {
 		return sv
 	}
 	u := union(busy)
 	sv.Occupancy = make([]float64, OccupancyBins)
-	occupancy(sv.Occupancy, u, from, to)
+	occupancy(sv.Occupancy, u, from, to, 1)
+	capOne(sv.Occupancy)
+	// The union's busy time, not the mean of the bins: the same up to
+	// rounding, which the bins' edges make larger in a short window far
+	// from time 0.
 	sum := 0.0
 	for _, iv := range u {
 		if s, e := max(iv.Start, from), min(iv.End, to); e > s {
@@ -39,13 +43,16 @@ func NewStageView(name string, busy []Interval, from, to float64) StageView {
 	return sv
 }
 
-// occupancy fills dst with the busy fraction of each of len(dst) equal
-// bins of [from, to) (from < to), from sorted, disjoint intervals: a bin
-// holds the busy time inside it over its width, an interval across bin
-// edges counting in each bin for the part inside it, so the bins times
-// their width sum to the busy time in the window. O(len(busy) + len(dst)).
-func occupancy(dst []float64, busy []Interval, from, to float64) {
-	clear(dst)
+// spans reports whether [from, to) is a window to bin: not empty, finite.
+func spans(from, to float64) bool { return to > from && !math.IsInf(to-from, 0) }
+
+// occupancy adds to dst weight times the busy fraction of each of len(dst)
+// equal bins of [from, to) (from < to), from sorted, disjoint intervals: a
+// bin's fraction is the busy time inside it over its width, an interval
+// across bin edges counting in each bin for the part inside it, so the
+// fractions times their width sum to the busy time in the window. Adding
+// lets a group of units share one dst (unitViews). O(len(busy) + len(dst)).
+func occupancy(dst []float64, busy []Interval, from, to, weight float64) {
 	n := len(dst)
 	if n == 0 {
 		return
@@ -69,66 +76,76 @@ func occupancy(dst []float64, busy []Interval, from, to float64) {
 		}
 		for ; b < n && edge(b) < e; b++ {
 			if ov := min(e, edge(b+1)) - max(s, edge(b)); ov > 0 {
-				dst[b] += ov / width
+				dst[b] += weight * ov / width
 			}
 		}
 	}
-	for i := range dst {
-		dst[i] = min(dst[i], 1) // rounding, never more than the bin
-	}
 }
 
-// meanStage is the view of a group of identical units (the actor cores)
-// as one stage: each bin and the utilization are the mean of the units',
-// the share of the group's time it was busy.
-func meanStage(name string, vs []StageView) StageView {
-	sv := StageView{Name: name}
-	for _, v := range vs {
-		if sv.Occupancy == nil && v.Occupancy != nil {
-			sv.Occupancy = make([]float64, len(v.Occupancy))
-		}
-		for i, f := range v.Occupancy {
-			sv.Occupancy[i] += f / float64(len(vs))
-		}
-		sv.Utilization += v.Utilization / float64(len(vs))
+// capOne caps each bin of dst at 1: rounding may leave a full bin a few
+// ulps over, and no unit is more than busy.
+func capOne(dst []float64) {
+	for i := range dst {
+		dst[i] = min(dst[i], 1)
 	}
-	return sv
 }
 
 // unitViews renders the units' traces as one DeviceView per device with
 // units traced, in the order CPU, GPU, FPGA, PCIe, over the simulated
 // window [from, to) they cover. Units of the same device and stage name
-// (the actors) are shown as one stage, the mean of their occupancies.
+// (the actors) are shown as one stage whose bins and utilization are the
+// mean of the units', the share of the group's time it was busy: each
+// unit adds its occupancy with weight 1/len(group) into the group's one
+// slice. A unit's utilization is its trace's (sim.Trace.Utilization, the
+// same sum NewStageView takes).
 func unitViews(traces []sim.Trace, from, to float64) []DeviceView {
 	order := []string{"CPU", "GPU", "FPGA", "PCIe"}
 	byDevice := map[string]*DeviceView{}
 	for _, d := range order {
 		byDevice[d] = &DeviceView{Name: d, From: from, To: to}
 	}
-	groups := map[string][]StageView{}
+	type group struct {
+		stage  string
+		traces []*sim.Trace
+	}
+	groups := map[string]*group{}
 	var names []string
-	for _, tr := range traces {
+	for i := range traces {
+		tr := &traces[i]
 		stage := tr.Stage
 		if strings.HasPrefix(stage, "actor ") {
 			stage = "actors"
 		}
 		key := tr.Device + "/" + stage
-		if _, ok := groups[key]; !ok {
+		g, ok := groups[key]
+		if !ok {
+			g = &group{stage: stage}
+			groups[key] = g
 			names = append(names, key)
 		}
-		groups[key] = append(groups[key], NewStageView(stage, tr.Busy, from, to))
+		g.traces = append(g.traces, tr)
 	}
 	slices.Sort(names)
+	window := spans(from, to)
 	for _, key := range names {
 		g := groups[key]
-		dev, stage, _ := strings.Cut(key, "/")
-		dv, ok := byDevice[dev]
+		dv, ok := byDevice[g.traces[0].Device]
 		if !ok {
 			continue
 		}
-		sv := g[0]
-		if len(g) > 1 {
-			sv = meanStage(fmt.Sprintf("%s (%d)", stage, len(g)), g)
+		sv := StageView{Name: g.stage}
+		if len(g.traces) > 1 {
+			sv.Name = fmt.Sprintf("%s (%d)", g.stage, len(g.traces))
+		}
+		if window {
+			weight := 1 / float64(len(g.traces))
+			sv.Occupancy = make([]float64, OccupancyBins)
+			for _, tr := range g.traces {
+				occupancy(sv.Occupancy, union(tr.Busy), from, to, weight)
+				sv.Utilization += weight * tr.Utilization
+			}
+			capOne(sv.Occupancy)
+			sv.Utilization = min(sv.Utilization, 1)
 		}
 		dv.Stages = append(dv.Stages, sv)
 	}

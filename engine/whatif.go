@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlxdev/rlx/core/ppo"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/sim"
 )
@@ -70,29 +69,24 @@ type demand struct {
 	iter sim.PPOIteration // PPO
 }
 
-// newDemand validates cfg and describes its run to the simulated platform.
+// newDemand validates cfg and describes its run to the simulated platform,
+// failing where Start would: built as the run's driver builds it, memory
+// check included.
 func newDemand(cfg Config) (*demand, error) {
-	cfg = cfg.Defaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := CheckMemory(cfg); err != nil {
+	cfg, err := prepare(cfg)
+	if err != nil {
 		return nil, err
 	}
 	d := &demand{cfg: cfg}
 	if cfg.Algo.OnPolicy() {
-		pc, err := ppoConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
-		tr, err := ppo.New(pc)
+		tr, err := newPPOTrainer(cfg)
 		if err != nil {
 			return nil, err
 		}
 		d.iter = ppoIteration(cfg, tr)
 		return d, nil
 	}
-	su, err := newOffPolicySetup(cfg)
+	su, err := newFittingOffPolicySetup(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +122,6 @@ type PlatformDraft struct {
 	data   []byte // its YAML
 	orig   *hw.Platform
 	p      *hw.Platform
-	knobs  []hw.Knob // those of devices the platform has
 	pred   Predictor // the workload of the configuration predicted last
 }
 
@@ -143,14 +136,10 @@ type DeviceParam struct {
 	Value  float64
 	// Original is the value in the platform the draft was made from.
 	Original float64
-	// Min and Max bound Value; Range says which hardware they span.
+	// Min and Max bound Value; Range says which hardware they span. An
+	// editor steps the value with Stepped.
 	Min, Max float64
 	Range    string
-	// Step is one press of an editor: an increment, or for a Log
-	// parameter the ratio of neighbouring R10 preferred numbers (Stepped).
-	Step    float64
-	Log     bool
-	Integer bool
 }
 
 // editedSuffix ends the name of an edited platform.
@@ -168,13 +157,7 @@ func DraftPlatform(devices string) (*PlatformDraft, error) {
 		return nil, err
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), ".yaml"), ".yml")
-	d := &PlatformDraft{source: name, base: strings.TrimSuffix(base, editedSuffix), data: data, orig: orig, p: orig.Clone()}
-	for _, k := range hw.Knobs() {
-		if k.On(orig) {
-			d.knobs = append(d.knobs, k)
-		}
-	}
-	return d, nil
+	return &PlatformDraft{source: name, base: strings.TrimSuffix(base, editedSuffix), data: data, orig: orig, p: orig.Clone()}, nil
 }
 
 // Source names what the draft was made from: an embedded preset's name or
@@ -185,26 +168,27 @@ func (d *PlatformDraft) Source() string { return d.source }
 // now, in the order an editor lists them (PCIe, GPU, FPGA, CPU); those of
 // a device the platform lacks are left out.
 func (d *PlatformDraft) Params() []DeviceParam {
-	out := make([]DeviceParam, 0, len(d.knobs))
-	for _, k := range d.knobs {
-		v, _ := k.Value(d.p)
+	var out []DeviceParam
+	for _, k := range hw.Knobs() {
+		v, on := k.Value(d.p)
+		if !on {
+			continue
+		}
 		o, _ := k.Value(d.orig)
 		out = append(out, DeviceParam{Key: k.Path, Device: k.Device, Label: k.Label, Unit: k.Unit, Value: v, Original: o,
-			Min: k.Min, Max: k.Max, Range: k.Range, Step: k.Step, Log: k.Log, Integer: k.Integer})
+			Min: k.Min, Max: k.Max, Range: k.Range})
 	}
 	return out
 }
 
 // knob returns the draft's knob at key, or an error listing the keys.
 func (d *PlatformDraft) knob(key string) (hw.Knob, error) {
-	for _, k := range d.knobs {
-		if k.Path == key {
-			return k, nil
-		}
+	if k, ok := hw.FindKnob(key); ok && k.On(d.p) {
+		return k, nil
 	}
 	var keys []string
-	for _, k := range d.knobs {
-		keys = append(keys, k.Path)
+	for _, p := range d.Params() {
+		keys = append(keys, p.Key)
 	}
 	return hw.Knob{}, fmt.Errorf("device parameter %q is not one of platform %q's: %s", key, d.orig.Name, strings.Join(keys, ", "))
 }
@@ -221,9 +205,10 @@ func (d *PlatformDraft) Set(key string, v float64) error {
 }
 
 // Stepped returns the value of the parameter at key one step up (dir > 0)
-// or down from its value now, kept in its range: the next multiple of its
-// Step, or of a Log parameter the next R10 preferred number (1, 1.25, 1.6,
-// 2, 2.5, 3.15, 4, 5, 6.3, 8 x 10^k).
+// or down from its value now, kept in its range (hw.Knob.Next): the next
+// multiple of a linear parameter's increment, or of a logarithmic one the
+// next R10 preferred number (1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8 x
+// 10^k).
 func (d *PlatformDraft) Stepped(key string, dir int) (float64, error) {
 	k, err := d.knob(key)
 	if err != nil {
@@ -258,12 +243,12 @@ func (d *PlatformDraft) Predict(cfg Config) (MappingView, error) {
 }
 
 // edited returns the draft's platform named and described as an edited
-// copy of the one it was made from.
-func (d *PlatformDraft) edited() *hw.Platform {
+// copy of the one it was made from, with changes (Changes).
+func (d *PlatformDraft) edited(changes []string) *hw.Platform {
 	p := d.p.Clone()
 	p.Name = d.base + editedSuffix
-	p.Doc = fmt.Sprintf("%s, edited in rlx's devices editor (%s)", d.orig.Doc, strings.Join(d.Changes(), ", "))
-	if len(d.Changes()) == 0 {
+	p.Doc = fmt.Sprintf("%s, edited in rlx's devices editor (%s)", d.orig.Doc, strings.Join(changes, ", "))
+	if len(changes) == 0 {
 		p.Doc = d.orig.Doc + ", copied by rlx's devices editor"
 	}
 	return p
@@ -274,15 +259,16 @@ func (d *PlatformDraft) edited() *hw.Platform {
 // and a header saying where it came from (hw.EditedYAML). Comments of
 // values left alone are kept.
 func (d *PlatformDraft) YAML() ([]byte, error) {
+	changes := d.Changes()
 	header := []string{
 		fmt.Sprintf("%s, edited in rlx's devices editor from %s.", d.base+editedSuffix, d.source),
-		"Changed: " + strings.Join(d.Changes(), ", ") + ".",
+		"Changed: " + strings.Join(changes, ", ") + ".",
 		"Use it with --devices FILE (rlx, rlx dse).",
 	}
-	if len(d.Changes()) == 0 {
+	if len(changes) == 0 {
 		header[1] = "Nothing changed."
 	}
-	return hw.EditedYAML(d.data, d.edited(), header)
+	return hw.EditedYAML(d.data, d.edited(changes), header)
 }
 
 // SavePath is where the explorer saves the draft: <name>-edited.yaml in

@@ -25,13 +25,15 @@
 //   - PCIe transfers, insertion, inference, GAE.
 //
 // Cycle-level simulations return per-stage occupancy as run-length encoded
-// busy intervals (Timeline, StageTrace), which a UI turns into busy/idle
-// strips with Bins in O(width + intervals): the RMM samplers and updaters
+// busy intervals (Timeline, StageTrace): the RMM samplers and updaters
 // (SimulateRMM), the learner pipeline (SimulateLearner), the P x P systolic
 // array in NS, WS and IS with streamed, separate or SCALE-Sim-counted folds
 // (SimulateGEMM, checked against the register-level StepGEMM, 003 Eq. 5 and
-// SCALE-Sim v2's per-fold count), and the GAE
-// processing elements with k-step lookahead (SimulateGAE, 004).
+// SCALE-Sim v2's per-fold count), and the GAE processing elements with
+// k-step lookahead (SimulateGAE, 004). rlx hw draws them as busy/idle
+// strips with Bins in O(width + intervals); the explorer's strips come
+// from the engine, which converts the intervals to seconds and bins them
+// with the live units' traces itself (engine.NewStageView).
 //
 // What-if edits: Knobs are the device parameters an editor may change
 // (PCIe bandwidth and latency, GPU launch latency, peak and memory
@@ -39,7 +41,9 @@
 // memory bandwidth), each at its YAML path and within a range real
 // hardware spans; EditedYAML writes an edited platform back into the file
 // it came from, rewriting the changed values in place and keeping every
-// other comment.
+// other comment, or, when the file's layout does not allow that (SLRs that
+// share a line, a doc over several lines), writes the whole platform
+// without the file's comments and says so in its header.
 //
 // Invariants: every Timeline interval lies in [0, Cycles), except in
 // SimulateGEMM's ScaleSim mode, whose Cycles is SCALE-Sim's report (the

@@ -21,61 +21,63 @@ type Knob struct {
 	// Min and Max bound the value; Range says which hardware they are.
 	Min, Max float64
 	Range    string
-	// Step is one step of Next: the increment of a linear knob, and for
-	// a Log knob the ratio of neighbouring R10 preferred numbers (1.25).
+	// Step is the increment of Next on a linear knob; a Log knob steps
+	// through the R10 series (1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8 x
+	// 10^k) instead and has none.
 	Step    float64
-	Log     bool // Next steps through the R10 series (1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8 x 10^k)
+	Log     bool
 	Integer bool // the value is a whole number
 
-	device func(*Platform) bool    // the platform has the knob's device
-	get    func(*Platform) float64 // the value; device(p) is true
-	set    func(*Platform, float64)
+	// field is the value of a float knob; set changes the others (a count
+	// whose change moves other fields).
+	field func(*Platform) *float64
+	set   func(*Platform, float64)
 }
 
 // r10 is the R10 series of preferred numbers (ISO 3), one decade.
 var r10 = [...]float64{1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8}
 
+// slrsPath is the knob of the number of SLRs, a list's length rather than
+// a number in the file.
+const slrsPath = "fpga.slrs"
+
 // Knobs returns the knobs of a what-if, in the order an editor lists
 // them: the PCIe link, the GPU, the FPGA, the CPU.
 func Knobs() []Knob {
-	cpu := func(p *Platform) bool { return p.CPU != nil }
-	gpu := func(p *Platform) bool { return p.GPU != nil }
-	fpga := func(p *Platform) bool { return p.FPGA != nil }
-	link := func(p *Platform) bool { return p.Link != nil }
 	return []Knob{
-		{Path: "link.gbs", Device: "PCIe", Label: "bandwidth", Unit: "GB/s", Min: 0.25, Max: 256, Step: 1.25, Log: true,
-			Range:  "PCIe 1.0 x1 (0.25 GB/s) to PCIe 7.0 x16 (about 240 GB/s)",
-			device: link, get: func(p *Platform) float64 { return p.Link.GBs }, set: func(p *Platform, v float64) { p.Link.GBs = v }},
+		{Path: "link.gbs", Device: "PCIe", Label: "bandwidth", Unit: "GB/s", Min: 0.25, Max: 256, Log: true,
+			Range: "PCIe 1.0 x1 (0.25 GB/s) to PCIe 7.0 x16 (about 240 GB/s)",
+			field: func(p *Platform) *float64 { return &p.Link.GBs }},
 		{Path: "link.latency_us", Device: "PCIe", Label: "latency", Unit: "µs", Min: 0, Max: 100, Step: 1,
-			Range:  "none (ideal) to 100 µs, past a slow driver's round trip",
-			device: link, get: func(p *Platform) float64 { return p.Link.LatencyUS }, set: func(p *Platform, v float64) { p.Link.LatencyUS = v }},
+			Range: "none (ideal) to 100 µs, past a slow driver's round trip",
+			field: func(p *Platform) *float64 { return &p.Link.LatencyUS }},
 		{Path: "gpu.launch_us", Device: "GPU", Label: "launch latency", Unit: "µs", Min: 0, Max: 100, Step: 1,
-			Range:  "none (kernels captured in a graph) to 100 µs",
-			device: gpu, get: func(p *Platform) float64 { return p.GPU.LaunchUS }, set: func(p *Platform, v float64) { p.GPU.LaunchUS = v }},
-		{Path: "gpu.peak_gflops", Device: "GPU", Label: "peak", Unit: "GFLOPS", Min: 100, Max: 100_000, Step: 1.25, Log: true,
-			Range:  "an embedded GPU (100 GFLOPS fp32) to past the largest data-centre GPUs (about 80 TFLOPS)",
-			device: gpu, get: func(p *Platform) float64 { return p.GPU.PeakGFLOPS }, set: func(p *Platform, v float64) { p.GPU.PeakGFLOPS = v }},
-		{Path: "gpu.mem_bw_gbs", Device: "GPU", Label: "memory BW", Unit: "GB/s", Min: 25, Max: 10_000, Step: 1.25, Log: true,
-			Range:  "LPDDR4 (25 GB/s) to past HBM3e (about 8 TB/s)",
-			device: gpu, get: func(p *Platform) float64 { return p.GPU.MemBWGBs }, set: func(p *Platform, v float64) { p.GPU.MemBWGBs = v }},
+			Range: "none (kernels captured in a graph) to 100 µs",
+			field: func(p *Platform) *float64 { return &p.GPU.LaunchUS }},
+		{Path: "gpu.peak_gflops", Device: "GPU", Label: "peak", Unit: "GFLOPS", Min: 100, Max: 100_000, Log: true,
+			Range: "an embedded GPU (100 GFLOPS fp32) to past the largest data-centre GPUs (about 80 TFLOPS)",
+			field: func(p *Platform) *float64 { return &p.GPU.PeakGFLOPS }},
+		{Path: "gpu.mem_bw_gbs", Device: "GPU", Label: "memory BW", Unit: "GB/s", Min: 25, Max: 10_000, Log: true,
+			Range: "LPDDR4 (25 GB/s) to past HBM3e (about 8 TB/s)",
+			field: func(p *Platform) *float64 { return &p.GPU.MemBWGBs }},
 		{Path: "fpga.clock_mhz", Device: "FPGA", Label: "clock", Unit: "MHz", Min: 50, Max: 900, Step: 25,
-			Range:  "50 MHz to the 891 MHz fabric limit of UltraScale+ DSPs",
-			device: fpga, get: func(p *Platform) float64 { return p.FPGA.ClockMHz }, set: func(p *Platform, v float64) { p.FPGA.ClockMHz = v }},
-		{Path: "fpga.slrs", Device: "FPGA", Label: "SLRs", Min: 1, Max: 4, Step: 1, Integer: true,
-			Range:  "one die to the 4 super logic regions of the largest UltraScale+ devices; an added SLR is a copy of the last",
-			device: fpga, get: func(p *Platform) float64 { return float64(len(p.FPGA.SLRs)) }, set: setSLRs},
-		{Path: "fpga.mem_bw_gbs", Device: "FPGA", Label: "memory BW", Unit: "GB/s", Min: 5, Max: 1_000, Step: 1.25, Log: true,
-			Range:  "one DDR3 channel (about 6 GB/s) to past the HBM2 of an Alveo U280 (460 GB/s)",
-			device: fpga, get: func(p *Platform) float64 { return p.FPGA.MemBWGBs }, set: func(p *Platform, v float64) { p.FPGA.MemBWGBs = v }},
-		{Path: "cpu.cores", Device: "CPU", Label: "cores", Min: 1, Max: 512, Step: 1.25, Log: true, Integer: true,
-			Range:  "one hardware thread to 512 (a two-socket server of 128 cores with SMT); the learner's and the RMM's threads follow when fewer",
-			device: cpu, get: func(p *Platform) float64 { return float64(p.CPU.Cores) }, set: setCores},
-		{Path: "cpu.peak_gflops", Device: "CPU", Label: "peak", Unit: "GFLOPS", Min: 1, Max: 50_000, Step: 1.25, Log: true,
-			Range:  "one slow core (1 GFLOPS fp32) to past a two-socket AVX-512 server (about 20 TFLOPS)",
-			device: cpu, get: func(p *Platform) float64 { return p.CPU.PeakGFLOPS }, set: func(p *Platform, v float64) { p.CPU.PeakGFLOPS = v }},
-		{Path: "cpu.mem_bw_gbs", Device: "CPU", Label: "memory BW", Unit: "GB/s", Min: 5, Max: 2_000, Step: 1.25, Log: true,
-			Range:  "one DDR3 channel (about 6 GB/s) to past 12-channel DDR5 on two sockets (about 1 TB/s)",
-			device: cpu, get: func(p *Platform) float64 { return p.CPU.MemBWGBs }, set: func(p *Platform, v float64) { p.CPU.MemBWGBs = v }},
+			Range: "50 MHz to the 891 MHz fabric limit of UltraScale+ DSPs",
+			field: func(p *Platform) *float64 { return &p.FPGA.ClockMHz }},
+		{Path: slrsPath, Device: "FPGA", Label: "SLRs", Min: 1, Max: 4, Step: 1, Integer: true,
+			Range: "one die to the 4 super logic regions of the largest UltraScale+ devices; an added SLR is a copy of the last",
+			set:   setSLRs},
+		{Path: "fpga.mem_bw_gbs", Device: "FPGA", Label: "memory BW", Unit: "GB/s", Min: 5, Max: 1_000, Log: true,
+			Range: "one DDR3 channel (about 6 GB/s) to past the HBM2 of an Alveo U280 (460 GB/s)",
+			field: func(p *Platform) *float64 { return &p.FPGA.MemBWGBs }},
+		{Path: "cpu.cores", Device: "CPU", Label: "cores", Min: 1, Max: 512, Log: true, Integer: true,
+			Range: "one hardware thread to 512 (a two-socket server of 128 cores with SMT); the learner's and the RMM's threads follow when fewer",
+			set:   setCores},
+		{Path: "cpu.peak_gflops", Device: "CPU", Label: "peak", Unit: "GFLOPS", Min: 1, Max: 50_000, Log: true,
+			Range: "one slow core (1 GFLOPS fp32) to past a two-socket AVX-512 server (about 20 TFLOPS)",
+			field: func(p *Platform) *float64 { return &p.CPU.PeakGFLOPS }},
+		{Path: "cpu.mem_bw_gbs", Device: "CPU", Label: "memory BW", Unit: "GB/s", Min: 5, Max: 2_000, Log: true,
+			Range: "one DDR3 channel (about 6 GB/s) to past 12-channel DDR5 on two sockets (about 1 TB/s)",
+			field: func(p *Platform) *float64 { return &p.CPU.MemBWGBs }},
 	}
 }
 
@@ -97,16 +99,15 @@ func setSLRs(p *Platform, v float64) {
 }
 
 // setCores gives the CPU n hardware threads; the learner's and the RMM's
-// threads and the physical cores of a derived rate cannot be more.
+// threads and the physical cores of a derived rate cannot be more. It
+// changes p in place: Set calls it on a deep copy (Clone).
 func setCores(p *Platform, v float64) {
 	c := p.CPU
 	c.Cores = int(v)
 	c.TrainThreads = min(c.TrainThreads, c.Cores)
 	c.RMMThreads = min(c.RMMThreads, c.Cores)
 	if c.DerivedRate != nil {
-		d := *c.DerivedRate
-		d.PhysicalCores = min(d.PhysicalCores, c.Cores)
-		c.DerivedRate = &d
+		c.DerivedRate.PhysicalCores = min(c.DerivedRate.PhysicalCores, c.Cores)
 	}
 }
 
@@ -121,14 +122,24 @@ func FindKnob(path string) (Knob, bool) {
 }
 
 // On reports whether p has the knob's device.
-func (k Knob) On(p *Platform) bool { return p != nil && k.device(p) }
+func (k Knob) On(p *Platform) bool {
+	_, ok := k.Value(p)
+	return ok
+}
 
-// Value returns the knob's value on p; false when p lacks its device.
+// Value returns the knob's value on p, read at its path as EditedYAML
+// reads the values it writes (valueAt); false when p lacks its device.
 func (k Knob) Value(p *Platform) (float64, bool) {
-	if !k.On(p) {
+	if p == nil {
 		return 0, false
 	}
-	return k.get(p), true
+	if k.Path == slrsPath {
+		if p.FPGA == nil {
+			return 0, false
+		}
+		return float64(len(p.FPGA.SLRs)), true
+	}
+	return valueAt(p, k.Path)
 }
 
 // Check returns an error naming v and the accepted range when the knob
@@ -155,7 +166,11 @@ func (k Knob) Set(p *Platform, v float64) error {
 		return fmt.Errorf("%s: platform %q has no %s", k.Path, p.Name, k.Device)
 	}
 	trial := p.Clone()
-	k.set(trial, v)
+	if k.set != nil {
+		k.set(trial, v)
+	} else {
+		*k.field(trial) = v
+	}
 	if err := trial.Validate(); err != nil {
 		return fmt.Errorf("%s = %g: %w", k.Path, v, err)
 	}

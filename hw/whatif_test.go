@@ -181,3 +181,39 @@ func TestEditedYAML(t *testing.T) {
 		t.Errorf("the file written whole reads back as %+v, %v", q, err)
 	}
 }
+
+// TestKnobValue: every knob reads the value Set wrote, at its path, on a
+// platform with its device; on one without, it is off and has no value.
+func TestKnobValue(t *testing.T) {
+	_, p := tableIV(t)
+	for _, k := range Knobs() {
+		v, ok := k.Value(p)
+		if !ok || !k.On(p) {
+			t.Fatalf("%s: no value on table-iv", k.Path)
+		}
+		next := k.Next(v, 1)
+		if next == v {
+			next = k.Next(v, -1)
+		}
+		if err := k.Set(p, next); err != nil {
+			t.Fatalf("%s: Set(%g): %v", k.Path, next, err)
+		}
+		if got, _ := k.Value(p); got != next {
+			t.Errorf("%s: set %g, reads %g", k.Path, next, got)
+		}
+		if got, ok := valueAt(p, k.Path); k.Path != slrsPath && (!ok || got != next) {
+			t.Errorf("%s: set %g, the file would get %g (%v)", k.Path, next, got, ok)
+		}
+	}
+	bare := p.Clone()
+	bare.GPU, bare.FPGA, bare.Link = nil, nil, nil
+	for _, k := range Knobs() {
+		_, ok := k.Value(bare)
+		if want := k.Device == "CPU"; ok != want || k.On(bare) != want {
+			t.Errorf("%s on a CPU-only platform: value %v, on %v; want %v", k.Path, ok, k.On(bare), want)
+		}
+	}
+	if (Knob{Path: "cpu.cores"}).On(nil) {
+		t.Error("a knob is on a nil platform")
+	}
+}

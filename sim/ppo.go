@@ -70,6 +70,7 @@ type PPO struct {
 	est      *hw.Estimator
 	work     hw.Workload
 	mapping  hw.Mapping
+	auto     hw.Mapping       // Auto's, fixed by the platform and the iteration
 	accel    *dse.PPOResult   // PPOAccel's design on the FPGA, if it fits
 	heppo    *dse.HEPPOResult // HEPPO's GAE pipeline on the FPGA, if it fits
 	tEnv     float64          // one environment step on an actor core
@@ -109,7 +110,8 @@ func NewPPO(p *hw.Platform, it PPOIteration) (*PPO, error) {
 	}
 	s.tInfer = s.inference(it.Envs)
 	s.costs()
-	s.use(s.Auto())
+	s.auto = s.fastest()
+	s.use(s.auto)
 	return s, nil
 }
 
@@ -149,29 +151,42 @@ func (s *PPO) costs() {
 	}
 }
 
-// Auto returns the mapping rlx chooses for PPO: of the mappings with the
-// storage on the learner's device, the one whose iteration the model
-// predicts shortest (IterationSeconds: the rollout, the transfers, the
-// GAE and the updates), and among equal ones the one on fewer devices.
-// The fastest device for each phase alone may lose to it on the transfers
-// its placement adds. With no mapping feasible it is the fastest device
-// for each phase, which Remap then refuses, saying why.
-func (s *PPO) Auto() hw.Mapping {
+// Auto returns the mapping rlx chooses for PPO: of Mappings, the one whose
+// iteration the model predicts shortest (IterationSeconds: the rollout,
+// the transfers, the GAE and the updates), and among equal ones the one
+// on fewer devices. The fastest device for each phase alone may lose to
+// it on the transfers its placement adds. With no mapping feasible it is
+// the fastest device for each phase, which Remap then refuses, saying
+// why. It depends only on the platform and the iteration: NewPPO finds it
+// once, and Auto returns it in O(1).
+func (s *PPO) Auto() hw.Mapping { return s.auto }
+
+// fastest finds Auto's mapping, O(len(Mappings)) iteration models.
+func (s *PPO) fastest() hw.Mapping {
 	best, found := s.fastestPerPhase(), false
 	var bestS float64
-	for _, l := range hw.Kinds {
-		for _, g := range hw.Kinds {
-			m := hw.Mapping{Learner: l, RMM: g, Storage: l}
-			if s.Feasible(m) != nil {
-				continue
-			}
-			t := s.IterationSeconds(m)
-			if !found || t < bestS || t == bestS && m.DeviceCount() < best.DeviceCount() {
-				best, bestS, found = m, t, true
-			}
+	for _, m := range s.Mappings() {
+		t := s.IterationSeconds(m)
+		if !found || t < bestS || t == bestS && m.DeviceCount() < best.DeviceCount() {
+			best, bestS, found = m, t, true
 		}
 	}
 	return best
+}
+
+// Mappings returns the mappings PPO can run here (Feasible), the storage
+// on the learner's device, learner first in the order of hw.Kinds, then
+// the GAE's device: what Auto chooses from and what a prediction lists.
+func (s *PPO) Mappings() []hw.Mapping {
+	var out []hw.Mapping
+	for _, l := range hw.Kinds {
+		for _, g := range hw.Kinds {
+			if m := (hw.Mapping{Learner: l, RMM: g, Storage: l}); s.Feasible(m) == nil {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // fastestPerPhase is the fastest device for each of the learner and the

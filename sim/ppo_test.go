@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/rlxdev/rlx/hw"
@@ -43,23 +44,27 @@ func runIterations(s *PPO, n int) float64 {
 func TestPPOIterationSecondsIsTheClock(t *testing.T) {
 	p := defaultPlatform(t)
 	for _, c := range []struct{ epochs, minibatches int }{{4, 4}, {10, 4}, {1, 32}, {10, 1}} {
-		for _, l := range hw.Kinds {
-			for _, g := range hw.Kinds {
-				s, err := NewPPO(p, cartPolePPO(c.epochs, c.minibatches))
-				if err != nil {
-					t.Fatal(err)
-				}
-				m := hw.Mapping{Learner: l, RMM: g, Storage: l}
-				if s.Remap(m) != nil {
-					continue
-				}
-				const n = 5
-				got := runIterations(s, n) / n
-				want := s.IterationSeconds(m)
-				if rel := math.Abs(got-want) / want; rel > 0.02 {
-					t.Errorf("%s, %d epochs of %d: the clock takes %.4g s an iteration, the prediction %.4g s (%.1f%% off)",
-						m, c.epochs, c.minibatches, got, want, 100*rel)
-				}
+		list, err := NewPPO(p, cartPolePPO(c.epochs, c.minibatches))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms := list.Mappings(); len(ms) < 2 || !slices.Contains(ms, list.Auto()) {
+			t.Fatalf("mappings %v: want several, auto's %s among them", ms, list.Auto())
+		}
+		for _, m := range list.Mappings() {
+			s, err := NewPPO(p, cartPolePPO(c.epochs, c.minibatches))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Remap(m); err != nil {
+				t.Fatalf("%s is listed but Remap refuses it: %v", m, err)
+			}
+			const n = 5
+			got := runIterations(s, n) / n
+			want := s.IterationSeconds(m)
+			if rel := math.Abs(got-want) / want; rel > 0.02 {
+				t.Errorf("%s, %d epochs of %d: the clock takes %.4g s an iteration, the prediction %.4g s (%.1f%% off)",
+					m, c.epochs, c.minibatches, got, want, 100*rel)
 			}
 		}
 	}
@@ -157,17 +162,11 @@ func TestPPOBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range hw.Kinds {
-		for _, g := range hw.Kinds {
-			m := hw.Mapping{Learner: l, RMM: g, Storage: l}
-			if s.Feasible(m) != nil {
-				continue
-			}
-			ph := s.phases(m)
-			longest := map[string]float64{"actors": ph.actors, "pcie": ph.pcie, "gae": ph.gae, "learner": ph.learner}[s.Bound(m)]
-			if longest < s.IterationSeconds(m)/4 || longest < max(ph.actors, ph.pcie, ph.gae, ph.learner) {
-				t.Errorf("%s: bound %q of %.3g s in an iteration of %.3g s (phases %+v)", m, s.Bound(m), longest, s.IterationSeconds(m), ph)
-			}
+	for _, m := range s.Mappings() {
+		ph := s.phases(m)
+		longest := map[string]float64{"actors": ph.actors, "pcie": ph.pcie, "gae": ph.gae, "learner": ph.learner}[s.Bound(m)]
+		if longest < s.IterationSeconds(m)/4 || longest < max(ph.actors, ph.pcie, ph.gae, ph.learner) {
+			t.Errorf("%s: bound %q of %.3g s in an iteration of %.3g s (phases %+v)", m, s.Bound(m), longest, s.IterationSeconds(m), ph)
 		}
 	}
 }

@@ -75,8 +75,8 @@
 // # Concurrency
 //
 // A Tree is not safe for concurrent mutation. Any number of goroutines may
-// call the read methods (Get, Total, Find, FindBatch, Trace, Level) at once
-// when none is writing. The prioritized replay buffer (package
+// call the read methods (Get, Total, Find, FindBatch, Trace, Level,
+// LevelRange) at once when none is writing. The prioritized replay buffer (package
 // github.com/rlxdev/rlx/core/replay) layers the two-lock scheme of 002
 // §IV-D on top, using WriteLeaves and Propagate, which split an update into
 // its last-level part and its upper-level part.

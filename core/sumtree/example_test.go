@@ -83,3 +83,15 @@ func ExampleTree_Trace() {
 	// level 1 node 2: target 7.5, children [1 2 3 4], partial 6 -> child 3
 	// leaf 11
 }
+
+// A viewer draws part of a level: the children of one node, without
+// reading the rest of the level.
+func ExampleTree_LevelRange() {
+	tree, _ := sumtree.New(16, 4) // levels of 1, 4 and 16 nodes
+	_ = tree.SetBatch([]int{4, 5, 6, 7, 9}, []float64{1, 2, 3, 4, 8})
+	fmt.Println("level 1:", tree.Level(nil, 1))
+	fmt.Println("children of node 1:", tree.LevelRange(nil, 2, 4, 4))
+	// Output:
+	// level 1: [0 10 8 0]
+	// children of node 1: [1 2 3 4]
+}

@@ -207,8 +207,27 @@ func (t *Tree) LevelLen(d int) int {
 // LevelLen for why it panics).
 func (t *Tree) Level(dst []float64, d int) []float64 {
 	t.checkLevel("Level", d)
-	n := t.levels[d].count
-	for j := range n {
+	return t.appendNodes(dst, d, 0, t.levels[d].count)
+}
+
+// LevelRange appends the values of the n nodes of level d from node first
+// on, left to right, to dst and returns the extended slice: the part of
+// Level(nil, d)[first:first+n] a viewer draws, in O(n) however long the
+// level is (the leaves of a large buffer number millions). It panics if d
+// is outside [0, Height()) or [first, first+n) is not within
+// [0, LevelLen(d)), like a slice expression, leaving dst as it was (see
+// LevelLen for why it panics).
+func (t *Tree) LevelRange(dst []float64, d, first, n int) []float64 {
+	t.checkLevel("LevelRange", d)
+	if count := t.levels[d].count; first < 0 || n < 0 || first > count-n {
+		panic(fmt.Sprintf("sumtree: LevelRange nodes %d+%d out of range [0, %d) of level %d", first, n, count, d))
+	}
+	return t.appendNodes(dst, d, first, n)
+}
+
+// appendNodes appends the values of nodes first .. first+n-1 of level d.
+func (t *Tree) appendNodes(dst []float64, d, first, n int) []float64 {
+	for j := first; j < first+n; j++ {
 		dst = append(dst, t.slots[t.nodePos(d, j)])
 	}
 	return dst

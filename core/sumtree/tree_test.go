@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -441,6 +442,7 @@ func TestLevelOutOfRangePanics(t *testing.T) {
 	}{
 		{"LevelLen", func(d int) { tr.LevelLen(d) }},
 		{"Level", func(d int) { tr.Level(nil, d) }},
+		{"LevelRange", func(d int) { tr.LevelRange(nil, d, 0, 1) }},
 	}
 	for _, c := range calls {
 		for _, d := range []int{-1, 5, math.MaxInt} {
@@ -457,5 +459,44 @@ func TestLevelOutOfRangePanics(t *testing.T) {
 	}
 	if got := tr.Level(nil, 4); len(got) != 100 {
 		t.Errorf("Level(4) of a tree of 100 leaves has %d values", len(got))
+	}
+}
+
+// TestLevelRange: every range of every level reads what Level reads there,
+// appended to dst, for packed and padded groups of leaves and of internal
+// nodes; a range off the level panics naming it and leaves dst alone.
+func TestLevelRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, shape := range [][2]int{{1, 2}, {100, 4}, {1000, 3}, {777, 12}, {5000, 16}, {300, 1024}} {
+		tr := mustNew(t, shape[0], shape[1])
+		for i := range tr.Cap() {
+			if err := tr.Set(i, float64(1+rng.IntN(100))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for d := range tr.Height() {
+			level := tr.Level(nil, d)
+			for range 20 {
+				first := rng.IntN(len(level) + 1)
+				n := rng.IntN(len(level) - first + 1)
+				dst := []float64{-1}
+				got := tr.LevelRange(dst, d, first, n)
+				if want := append([]float64{-1}, level[first:first+n]...); !slices.Equal(got, want) {
+					t.Fatalf("capacity %d fanout %d: LevelRange(level %d, %d, %d) = %v, want %v", shape[0], shape[1], d, first, n, got, want)
+				}
+			}
+		}
+	}
+	tr := mustNew(t, 100, 4) // levels of 1, 2, 7, 25 and 100 nodes
+	for _, r := range [][2]int{{-1, 1}, {0, -1}, {100, 1}, {99, 2}, {1, math.MaxInt}} {
+		want := fmt.Sprintf("sumtree: LevelRange nodes %d+%d out of range [0, 100) of level 4", r[0], r[1])
+		func() {
+			defer func() {
+				if got := recover(); got != want {
+					t.Errorf("LevelRange(4, %d, %d) panicked with %v, want %q", r[0], r[1], got, want)
+				}
+			}()
+			tr.LevelRange(nil, 4, r[0], r[1])
+		}()
 	}
 }
