@@ -12,6 +12,7 @@ import (
 	"github.com/rlxdev/rlx/core/agents"
 	"github.com/rlxdev/rlx/core/dqn"
 	"github.com/rlxdev/rlx/core/env"
+	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/core/runtime"
 	"github.com/rlxdev/rlx/internal/machine"
 )
@@ -142,21 +143,19 @@ func (c *LearnConfig) defaults() error {
 	if c.Actors == 0 {
 		c.Actors = 1
 	}
+	// Zero takes the default above; what is left out of range is checked
+	// here where the run would read it differently (a negative
+	// LearningStarts asks agents for its recipe's), and by the runtime
+	// below for the rest.
 	switch {
 	case len(c.Seeds) == 0:
 		return errors.New("bench: no seeds: give at least one")
 	case c.TotalSteps < 1 || c.TotalSteps > runtime.MaxSteps:
 		return fmt.Errorf("bench: %d total steps is out of range: it must be 1..%d", c.TotalSteps, int64(runtime.MaxSteps))
 	case c.LearningStarts < 0:
-		return fmt.Errorf("bench: learning starts %d is out of range: it must be >= 0", c.LearningStarts)
-	case c.Window < 1:
-		return fmt.Errorf("bench: window %d is out of range: it must be >= 1", c.Window)
+		return fmt.Errorf("bench: learning starts %d is out of range: it must be 0..%d", c.LearningStarts, int64(runtime.MaxSteps))
 	case math.IsNaN(c.Threshold) || math.IsInf(c.Threshold, 0):
-		return fmt.Errorf("bench: threshold %g is out of range: it must be a finite return", c.Threshold)
-	case c.Depth < 1 || c.Depth > 4096:
-		return fmt.Errorf("bench: depth D = %d is out of range: it must be 1..4096", c.Depth)
-	case c.Actors < 1 || c.Actors > runtime.MaxActors:
-		return fmt.Errorf("bench: %d actors is out of range: it must be 1..%d", c.Actors, runtime.MaxActors)
+		return fmt.Errorf("bench: threshold %g is out of range: it must be a finite number", c.Threshold)
 	}
 	if err := checkProcs(c.Procs); err != nil {
 		return err
@@ -170,7 +169,15 @@ func (c *LearnConfig) defaults() error {
 	if why := c.Algo.ActionsFit(c.Env, spec.Act.Discrete()); why != "" {
 		return fmt.Errorf("bench: %s", why)
 	}
-	return nil
+	// The runtime's own bounds (depth, actors, the return window, the
+	// step counts), on the configuration the first run would start: a
+	// window of 2,000,000 episodes passed here and failed in the run,
+	// which reported nothing.
+	_, rc, err := offPolicyRun(c, c.Seeds[0])
+	if err != nil {
+		return err
+	}
+	return rc.Check()
 }
 
 // Validate returns the error Learn would return for c before running
@@ -530,21 +537,48 @@ func (c *ScalingConfig) defaults() error {
 	if c.Seed == 0 {
 		c.Seed = def.Seed
 	}
-	switch {
-	case len(c.Learners) == 0:
+	if len(c.Learners) == 0 {
 		return errors.New("bench: no learner counts: give at least one")
-	case c.Batch < 1 || c.H < 1 || c.GradSteps < 1:
-		return fmt.Errorf("bench: batch %d, H %d, %d gradient steps: each must be >= 1", c.Batch, c.H, c.GradSteps)
-	case c.Depth < 1 || c.Depth > 4096:
-		return fmt.Errorf("bench: depth D = %d is out of range: it must be 1..4096", c.Depth)
+	}
+	if err := checkProcs(c.Procs); err != nil {
+		return err
+	}
+	// ApeX first, then each L as Scaling runs them: the runtime checks
+	// the batch, H, the gradient steps and D of each configuration.
+	if err := c.runtimeConfig(runtime.ModeSingle, 1).Check(); err != nil {
+		return err
 	}
 	for _, l := range c.Learners {
 		// SPO gives each of the L learners B/L of the batch: L must divide it.
 		if l < 1 || l > runtime.MaxLearners || c.Batch%l != 0 {
 			return fmt.Errorf("bench: %d learners is not allowed: it must be 1..%d and divide the batch %d", l, runtime.MaxLearners, c.Batch)
 		}
+		for _, mode := range []runtime.Mode{runtime.ModeSPO, runtime.ModeDataParallel} {
+			if err := c.runtimeConfig(mode, l).Check(); err != nil {
+				return err
+			}
+		}
 	}
-	return checkProcs(c.Procs)
+	return nil
+}
+
+// scalingEnv is the environment Scaling measures: DQN's, CartPole-v1.
+const scalingEnv = "CartPole-v1"
+
+// runtimeConfig is the runtime configuration of Scaling's measurement of
+// mode with l learners: dqn.py's with learners running free over a
+// prefilled buffer, and the agent's dimensions left to runtime.New.
+func (c *ScalingConfig) runtimeConfig(mode runtime.Mode, l int) runtime.Config {
+	_, rc := dqn.CleanRL(50000)
+	rc.Env = scalingEnv
+	rc.Mode, rc.Learners, rc.AverageEvery, rc.Seed = mode, l, c.H, c.Seed
+	rc.Pacing, rc.Actors, rc.TotalSteps, rc.Prefill = runtime.PaceFree, 0, 0, rc.Replay.Capacity
+	rc.LearningStarts, rc.GradSteps, rc.Depth = 1, c.GradSteps, c.Depth
+	rc.BatchSize = c.Batch
+	if mode == runtime.ModeSPO {
+		rc.BatchSize = c.Batch / l
+	}
+	return rc
 }
 
 // Validate returns the error Scaling would return for c before running
@@ -554,15 +588,11 @@ func (c ScalingConfig) Validate() error { return c.defaults() }
 // scalingRun measures one configuration with an observer collecting the
 // primitive times.
 func scalingRun(ctx context.Context, cfg ScalingConfig, mode runtime.Mode, l int) (ScalingRow, error) {
-	lc := LearnConfig{Algo: agents.DQN, TotalSteps: 50000}
-	if err := lc.defaults(); err != nil {
-		return ScalingRow{}, err
-	}
-	e, err := env.Make(lc.Env, rand.New(rand.NewPCG(cfg.Seed, 0)))
+	e, err := env.Make(scalingEnv, rand.New(rand.NewPCG(cfg.Seed, 0)))
 	if err != nil {
 		return ScalingRow{}, err
 	}
-	dc, rc := dqn.CleanRL(lc.TotalSteps)
+	dc, _ := dqn.CleanRL(50000)
 	if cfg.Hidden != nil {
 		dc.Hidden = cfg.Hidden
 	}
@@ -571,13 +601,7 @@ func scalingRun(ctx context.Context, cfg ScalingConfig, mode runtime.Mode, l int
 		return ScalingRow{}, err
 	}
 	prof := &runtime.Profile{}
-	rc.Mode, rc.Learners, rc.AverageEvery, rc.Seed = mode, l, cfg.H, cfg.Seed
-	rc.Pacing, rc.Actors, rc.TotalSteps, rc.Prefill = runtime.PaceFree, 0, 0, rc.Replay.Capacity
-	rc.LearningStarts, rc.GradSteps, rc.Depth = 1, cfg.GradSteps, cfg.Depth
-	rc.BatchSize = cfg.Batch
-	if mode == runtime.ModeSPO {
-		rc.BatchSize = cfg.Batch / l
-	}
+	rc := cfg.runtimeConfig(mode, l)
 	rc.Observer = prof
 	r, err := runtime.New(rc, agent)
 	if err != nil {
@@ -618,7 +642,7 @@ func scalingRun(ctx context.Context, cfg ScalingConfig, mode runtime.Mode, l int
 // SplitConfig says what Split measures: the per-core throughput curves of
 // DQN actors and learners on CartPole-v1 (002 §V-D).
 type SplitConfig struct {
-	Cores    int           // M; 0: the number of CPUs (at least 2)
+	Cores    int           // M, 2..runtime.MaxLearners+1; 0: the number of CPUs (at least 2)
 	Duration time.Duration // per point; 0: 1 s
 	Batch    int           // learner batch; 0: 128
 	Interval float64       // environment steps per gradient step; 0: 10
@@ -678,8 +702,11 @@ func Split(ctx context.Context, cfg SplitConfig) (SplitReport, error) {
 // checked here, not only where Eq. 5 is solved, so that a bad one fails
 // before the curves are measured.
 func (c *SplitConfig) defaults() error {
+	// The curves run x = 1..M-1 actors and as many learners: M-1 is
+	// bounded by both runtime limits, and the batch by the replay's.
+	maxCores := min(runtime.MaxActors, runtime.MaxLearners) + 1
 	if c.Cores == 0 {
-		c.Cores = max(2, goruntime.NumCPU())
+		c.Cores = min(max(2, goruntime.NumCPU()), maxCores)
 	}
 	if c.Duration == 0 {
 		c.Duration = time.Second
@@ -691,12 +718,12 @@ func (c *SplitConfig) defaults() error {
 		c.Interval = 10
 	}
 	switch {
-	case c.Cores < 2 || c.Cores > runtime.MaxActors:
-		return fmt.Errorf("bench: %d cores cannot be split: M must be 2..%d", c.Cores, runtime.MaxActors)
+	case c.Cores < 2 || c.Cores > maxCores:
+		return fmt.Errorf("bench: %d cores cannot be split: M must be 2..%d", c.Cores, maxCores)
 	case c.Duration < 0:
 		return fmt.Errorf("bench: duration %v is out of range: it must be > 0", c.Duration)
-	case c.Batch < 1:
-		return fmt.Errorf("bench: batch %d is out of range: it must be >= 1", c.Batch)
+	case c.Batch < 1 || c.Batch > replay.MaxBatch:
+		return fmt.Errorf("bench: batch %d is out of range: it must be 1..%d", c.Batch, replay.MaxBatch)
 	case math.IsNaN(c.Interval) || math.IsInf(c.Interval, 0) || c.Interval <= 0:
 		return fmt.Errorf("bench: update interval %g is out of range: it must be finite and > 0", c.Interval)
 	}

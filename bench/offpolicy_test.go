@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/core/runtime"
 )
 
@@ -168,6 +169,17 @@ func TestValidateBeforeRunning(t *testing.T) {
 		{"scaling learners", ScalingConfig{Learners: []int{3}}.Validate(), "divide the batch 1024"},
 		{"scaling batch", ScalingConfig{Learners: []int{2}, Batch: 1}.Validate(), "divide the batch 1"},
 		{"scaling procs", ScalingConfig{Procs: MaxProcs() + 1}.Validate(), "procs is out of range"},
+		// The runtime's bounds, found up front: each of these ran, or
+		// measured, before the run refused it.
+		{"learn window", LearnConfig{Window: 2_000_000}.Validate(), "return window 2000000 is out of range: it must be 1..1048576"},
+		{"learn starts", LearnConfig{LearningStarts: 1 << 41}.Validate(), "learning starts 2199023255552 is out of range: it must be 0..1099511627776"},
+		{"learn depth", LearnConfig{Depth: replay.MaxDepth + 1}.Validate(), "depth D = 4097 is out of range: it must be 1..4096"},
+		{"learn actors", LearnConfig{Actors: runtime.MaxActors + 1}.Validate(), "1025 actors is out of range"},
+		{"scaling batch size", ScalingConfig{Learners: []int{1}, Batch: 20_000_000}.Validate(), "batch size 20000000 is out of range: it must be 1..16777216"},
+		{"scaling depth", ScalingConfig{Depth: 5000}.Validate(), "depth D = 5000 is out of range: it must be 1..4096"},
+		{"scaling H", ScalingConfig{H: -1}.Validate(), "H = -1 is out of range"},
+		{"split batch", SplitConfig{Batch: 20_000_000}.Validate(), "batch 20000000 is out of range: it must be 1..16777216"},
+		{"split cores", SplitConfig{Cores: runtime.MaxLearners + 2}.Validate(), "258 cores cannot be split: M must be 2..257"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, tc.err, tc.want)

@@ -19,3 +19,35 @@ func envSpec(id string) (*env.Spec, error) {
 
 // Environments lists the environment ids a run can use.
 func Environments() []string { return env.IDs() }
+
+// tableIII maps the id of each environment a run can use that stands in
+// for one of 000 Table III's to that environment's name there (dse.Env),
+// in the order of dse.Environments. The others (Acrobot-v1, Pendulum-v1,
+// Ant-workload, ...) have none.
+var tableIII = []struct{ id, name string }{
+	{"CartPole-v1", "CartPole"},
+	{"Hopper-workload", "Hopper"},
+	{"Pong-workload", "Pong"},
+}
+
+// TableIIIEnv returns the name in 000 Table III of the environment run
+// environment id stands in for, and whether it stands in for one: the one
+// mapping rlx dse --env and the Table V experiment read.
+func TableIIIEnv(id string) (string, bool) {
+	for _, e := range tableIII {
+		if e.id == id {
+			return e.name, true
+		}
+	}
+	return "", false
+}
+
+// TableIIIStandIns returns the ids of the run environments that stand in
+// for 000 Table III's, in Table III's order.
+func TableIIIStandIns() []string {
+	ids := make([]string, len(tableIII))
+	for i, e := range tableIII {
+		ids[i] = e.id
+	}
+	return ids
+}

@@ -35,7 +35,9 @@ func FuzzParsePreset(f *testing.F) {
 }
 
 // FuzzParseConfig does the same for run configurations: an accepted
-// configuration passes Validate.
+// configuration passes Validate, and writing each of its fields as --set
+// does (Get) and reading them back (Set) gives the same run: the YAML
+// decoder and the field table agree on every value the decoder lets in.
 func FuzzParseConfig(f *testing.F) {
 	f.Add([]byte("name: hopper\nenv: Hopper-workload\nalgo: ddpg\nbatch: 16384\ncapacity: 1000000\nmapping: auto\nduration: 30s\n"))
 	f.Add([]byte("env: CartPole-v1\nfanout: 1\n"))
@@ -47,6 +49,19 @@ func FuzzParseConfig(f *testing.F) {
 		}
 		if err := c.Validate(); err != nil {
 			t.Fatalf("accepted a configuration that does not validate: %v", err)
+		}
+		var back, zero Config
+		for _, name := range FieldNames() {
+			v := c.Get(name)
+			if v == zero.Get(name) {
+				continue // the default, which Set does not take for every field
+			}
+			if err := back.Set(name, v); err != nil {
+				t.Fatalf("field %s = %q, as Get writes it, does not read back: %v", name, v, err)
+			}
+		}
+		if got, want := back.Defaults(), c.Defaults(); got != want {
+			t.Fatalf("read back through Get and Set:\n%+v\nwant\n%+v", got, want)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/core/ppo"
+	"github.com/rlxdev/rlx/core/replay"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/internal/units"
@@ -66,7 +67,7 @@ func (su *offPolicySetup) memory() []MemoryPart {
 	rc, od, ad := su.rc, int64(su.spec.Obs.Dim()), int64(su.spec.Act.Dim())
 	rb := rc.Replay
 	rb.ObsDim, rb.ActDim = int(od), int(ad)
-	stored := 4*(2*od+ad+1) + 2 // a transition as the buffer stores it
+	stored := int64(replay.RowBytes(int(od), int(ad))) // a transition as the buffer stores it
 	// A sampled row: the transition, and its slot, weight, priority,
 	// generation and TD error.
 	batches := int64(rc.Learners) * int64(rc.Depth+1) * int64(rc.BatchSize) * (stored + 8 + 4 + 8 + 4 + 4)

@@ -114,7 +114,7 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 		file := userPlatformFile(dir, path)
 		data, err := yamldoc.ReadFile(file)
 		if err == nil {
-			return file, yamldoc.TrimBOM(data), nil
+			return file, data, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), fmt.Sprintf("your platform %s cannot be read (%v)", file, err)}
@@ -125,7 +125,7 @@ func PlatformFile(path string) (name string, data []byte, err error) {
 	data, err = yamldoc.ReadFile(path)
 	switch {
 	case err == nil:
-		return path, yamldoc.TrimBOM(data), nil
+		return path, data, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		// The file is there: why it cannot be read is the whole story.
 		return "", nil, &FieldError{"devices", fmt.Sprintf("%q", path), "the file cannot be read: " + err.Error()}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 
+	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -106,12 +109,11 @@ const DefaultPreset = "cartpole-dqn-per"
 // escape sequence, which can retitle the window, clear the screen or
 // forge lines. The one-line texts take no newline either.
 func ParsePreset(file string, data []byte) (Preset, error) {
-	data = yamldoc.TrimBOM(data)
 	var p Preset
 	if err := yamldoc.Decode(data, &p); err != nil {
-		return p, fmt.Errorf("%s:%s", file, yamlMessage(err))
+		return p, fmt.Errorf("%s:%s", file, yamldoc.Message(err))
 	}
-	at := func(path string) string { return file + ":" + fieldPosition(data, path) }
+	at := func(path string) string { return file + ":" + yamldoc.Position(data, path) }
 	if _, bad := yamldoc.Unprintable(p.Name, false); bad || p.Name == "" || strings.ContainsAny(p.Name, " /\\") {
 		return p, fmt.Errorf("%s name %q is not allowed: give the preset a name of printable characters without spaces or slashes", at("name"), p.Name)
 	}
@@ -142,9 +144,9 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 	if err := p.Run.Validate(); err != nil {
 		return p, fieldErrorAt(file, data, "run.", err)
 	}
-	// Each step changes the configuration of the step before: apply it to
-	// that one (StepConfigs), not to Run again from the start.
-	c := p.Run
+	// Each step changes the configuration of the step before: StepConfigs
+	// applies it to that one, not to Run again from the start.
+	cfgs := p.StepConfigs()
 	for i, st := range p.Steps {
 		prefix := fmt.Sprintf("steps[%d].", i)
 		switch {
@@ -158,8 +160,7 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 				return p, fmt.Errorf("%s pane %q is not known: use %s", at(fmt.Sprintf("%spanes[%d]", prefix, j)), pane, strings.Join(PaneNames, ", "))
 			}
 		}
-		c = c.With(st.Set)
-		if err := c.Validate(); err != nil {
+		if err := cfgs[i+1].Validate(); err != nil {
 			return p, fieldErrorAt(file, data, prefix+"set.", fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
 		}
 	}
@@ -208,7 +209,7 @@ func printableTexts(p Preset, at func(path string) string) error {
 func fieldErrorAt(file string, data []byte, prefix string, err error) error {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		if pos := fieldPosition(data, prefix+fe.Field); pos != "" {
+		if pos := yamldoc.Position(data, prefix+fe.Field); pos != "" {
 			return fmt.Errorf("%s:%s %w", file, pos, err)
 		}
 	}
@@ -355,7 +356,6 @@ func loadPresetFile(f string) (p Preset, name string, err error) {
 	if err != nil {
 		return Preset{}, "", err
 	}
-	data = yamldoc.TrimBOM(data)
 	if p, err = ParsePreset(f, data); err == nil {
 		err = CheckPresetPlatforms(f, data, p)
 	}
@@ -392,38 +392,90 @@ func declaredName(data []byte) (name string) {
 	return ""
 }
 
-// CheckPresetPlatforms loads the device platform of p's run and of every
-// step that changes it, once per name, and returns an error at the
-// devices field (in file, whose content is data) that names a platform
-// that does not load. Checked when the preset is loaded rather than when
-// its step starts, a missing devices file in step 2 no longer lets step 1
-// run its whole budget first.
-//
-// The host platform is not required: without one, the run calibrates
-// this machine before it starts. A host platform that exists and does not
-// load is an error like any other.
+// CheckPresetPlatforms is CheckPlatforms for the preset p read from file,
+// whose content is data: the error is placed at the devices field of the
+// run or of the step whose configuration the platform cannot run, or at
+// the step's algo field when it changed the algorithm alone.
 func CheckPresetPlatforms(file string, data []byte, p Preset) error {
-	data = yamldoc.TrimBOM(data)
-	// A walkthrough may switch between a few platforms many times: load
-	// each once.
-	checked := map[string]bool{}
-	check := func(devices string) error {
-		if checked[devices] {
-			return nil
-		}
-		checked[devices] = true
-		return CheckPlatform(devices)
-	}
-	if err := check(p.Run.Devices); err != nil {
+	i, err := firstPlatformError(p.StepConfigs())
+	switch {
+	case err == nil:
+		return nil
+	case i == 0:
 		return fieldErrorAt(file, data, "run.", err)
 	}
-	for i, st := range p.Steps {
-		if st.Set.Devices == "" {
+	err = fmt.Errorf("step %d (%s): %w", i, p.Steps[i-1].Title, err)
+	doc := yamldoc.ParseDoc(data)
+	for _, field := range []string{"devices", "algo"} {
+		if pos := doc.Position(fmt.Sprintf("steps[%d].set.%s", i-1, field)); pos != "" {
+			return fmt.Errorf("%s:%s %w", file, pos, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// CheckPlatforms returns an error unless the device platform of every
+// configuration cfgs of preset p runs (cfgs[0] its run, cfgs[i+1] its step
+// i, as StepConfigs gives them, with any changes of the command line)
+// loads and holds what the configuration's algorithm runs on
+// (CheckConfigPlatform); a step's error names the step. Checked before
+// anything runs: a step 2 that named a missing devices file, or a
+// platform its algorithm cannot run on (heppo-zcu106 for a DQN run), let
+// step 1 run its whole budget before the walkthrough failed.
+func CheckPlatforms(p Preset, cfgs []Config) error {
+	i, err := firstPlatformError(cfgs)
+	if err == nil || i == 0 {
+		return err
+	}
+	return fmt.Errorf("step %d (%s): %w", i, p.Steps[i-1].Title, err)
+}
+
+// firstPlatformError returns the index in cfgs of the first configuration
+// CheckConfigPlatform refuses, and its error. A walkthrough may switch
+// between a few platforms many times: each platform is checked once per
+// algorithm family, the one thing besides the platform the check reads.
+func firstPlatformError(cfgs []Config) (int, error) {
+	type key struct {
+		devices  string
+		onPolicy bool
+	}
+	checked := map[key]bool{}
+	for i, c := range cfgs {
+		k := key{c.Devices, c.Algo.OnPolicy()}
+		if checked[k] {
 			continue
 		}
-		if err := check(st.Set.Devices); err != nil {
-			return fieldErrorAt(file, data, fmt.Sprintf("steps[%d].set.", i), fmt.Errorf("step %d (%s): %w", i+1, st.Title, err))
+		checked[k] = true
+		if err := CheckConfigPlatform(c); err != nil {
+			return i, err
 		}
+	}
+	return 0, nil
+}
+
+// CheckConfigPlatform returns why c cannot run on its device platform, as
+// a *FieldError of the field devices, or nil: the platform does not load
+// (CheckPlatform), or it lacks a device c's algorithm runs on. An
+// off-policy run is placed by the mapping exploration, which needs a CPU,
+// a GPU, an FPGA and the link (dse.CheckPlatform); PPO steps its
+// environments on the CPU (sim.NewPPO charges them there) and trains and
+// estimates advantages on any device, so it needs a CPU. An uncalibrated
+// host platform is not an error (CheckPlatform): rlx calibrate writes all
+// four devices.
+func CheckConfigPlatform(c Config) error {
+	p, err := checkedPlatform(c.Devices)
+	if err != nil || p == nil {
+		return err
+	}
+	if c.Algo.OnPolicy() {
+		if p.CPU == nil {
+			err = fmt.Errorf("platform %q has no cpu: PPO steps its environments on the CPU's cores", p.Name)
+		}
+	} else if err = dse.CheckPlatform(p); err != nil {
+		err = fmt.Errorf("a %s run is placed by the mapping exploration, and %w", cmp.Or(c.Algo, DQN), err)
+	}
+	if err != nil {
+		return &FieldError{"devices", fmt.Sprintf("%q", c.Devices), yamldoc.Printable(err.Error(), false)}
 	}
 	return nil
 }
@@ -434,27 +486,36 @@ func CheckPresetPlatforms(file string, data []byte, p Preset) error {
 // machine before it starts. The error is one printable line: a platform
 // file with several problems gives its first and how many more there
 // are, and control characters from the file or the path are escaped.
+// Whether a run's algorithm can run on the platform is
+// CheckConfigPlatform's.
 func CheckPlatform(devices string) error {
+	_, err := checkedPlatform(devices)
+	return err
+}
+
+// checkedPlatform is CheckPlatform returning the platform it loaded: nil
+// with a nil error for an uncalibrated host platform.
+func checkedPlatform(devices string) (*hw.Platform, error) {
 	if devices == HostDevices {
 		if path := HostPlatformPath(); path != "" {
 			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				return nil
+				return nil, nil
 			}
 		}
 	}
-	_, err := LoadPlatform(devices)
+	p, err := LoadPlatform(devices)
 	if err == nil {
-		return nil
+		return p, nil
 	}
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return &FieldError{fe.Field, fe.Value, yamldoc.Printable(fe.Reason, false)}
+		return nil, &FieldError{fe.Field, fe.Value, yamldoc.Printable(fe.Reason, false)}
 	}
 	first, rest, more := strings.Cut(err.Error(), "\n")
 	if more {
 		first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
 	}
-	return &FieldError{"devices", fmt.Sprintf("%q", devices), "the platform does not load: " + yamldoc.Printable(first, false)}
+	return nil, &FieldError{"devices", fmt.Sprintf("%q", devices), "the platform does not load: " + yamldoc.Printable(first, false)}
 }
 
 // Find returns the preset called name. When the last file that gave that
@@ -482,38 +543,11 @@ func (s PresetSet) Find(name string) (Preset, error) {
 	return Preset{}, fmt.Errorf("preset %q is not known: use one of %s", name, strings.Join(names, ", "))
 }
 
-// SkippedError returns the errors of the skipped files joined, one line
-// each, or nil when none was skipped.
-func (s PresetSet) SkippedError() error {
-	errs := make([]error, len(s.Skipped))
-	for i, pe := range s.Skipped {
-		errs[i] = pe
-	}
-	return errors.Join(errs...)
-}
-
-// Presets returns the presets of LoadPresets(dirs...), sorted by name.
-// When files were skipped it returns the presets and, beside them, an
-// error naming each skipped file (SkippedError): a caller that goes on
-// with the presets reports it as a warning. A directory that cannot be
-// read is an error without presets.
-func Presets(dirs ...string) ([]Preset, error) {
-	set, err := LoadPresets(dirs...)
-	if err != nil {
-		return nil, err
-	}
-	return set.Presets, set.SkippedError()
-}
-
-// FindPreset returns the preset called name, from the embedded ones and
-// dirs (LoadPresets, then PresetSet.Find). A file skipped for another
-// name does not matter to it.
-func FindPreset(name string, dirs ...string) (Preset, error) {
-	set, err := LoadPresets(dirs...)
-	if err != nil {
-		return Preset{}, err
-	}
-	return set.Find(name)
+// Presets returns the embedded presets, sorted by name. LoadPresets adds
+// those of directories, and the files it skipped.
+func Presets() ([]Preset, error) {
+	set, err := LoadPresets()
+	return set.Presets, err
 }
 
 // Printable returns text from a user's file (a preset's texts, the file

@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlxdev/rlx/presets"
 )
 
 func TestEmbeddedPresetsAreValid(t *testing.T) {
@@ -33,12 +36,12 @@ func TestEmbeddedPresetsAreValid(t *testing.T) {
 func TestUserPresets(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte("name: mine\nsummary: my run\nrun:\n  env: Acrobot-v1\n  algo: ppo\n"), 0o644)
-	p, err := FindPreset("mine", dir)
+	p, err := findPreset("mine", dir)
 	if err != nil || p.Run.Env != "Acrobot-v1" || p.Source != filepath.Join(dir, "mine.yaml") {
-		t.Fatalf("FindPreset(mine) = %+v, %v", p, err)
+		t.Fatalf("findPreset(mine) = %+v, %v", p, err)
 	}
-	if _, err := FindPreset("nope", dir); err == nil || !strings.Contains(err.Error(), "use one of") || !strings.Contains(err.Error(), "mine") {
-		t.Errorf("FindPreset(nope) = %v", err)
+	if _, err := findPreset("nope", dir); err == nil || !strings.Contains(err.Error(), "use one of") || !strings.Contains(err.Error(), "mine") {
+		t.Errorf("findPreset(nope) = %v", err)
 	}
 	bad := []struct{ src, want string }{
 		{"name: x\nsummary: s\nrun:\n  env: CartPole-v1\n  batch: 0\n  fanout: 9000\n", "bad.yaml:6:11: fanout 9000 is not allowed"},
@@ -48,11 +51,11 @@ func TestUserPresets(t *testing.T) {
 	}
 	for _, b := range bad {
 		os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte(b.src), 0o644)
-		if _, err := Presets(dir); err == nil || !strings.Contains(err.Error(), b.want) {
+		if _, err := loadAll(dir); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("Presets with %q = %v, want %q", b.src, err, b.want)
 		}
 	}
-	if _, err := Presets(filepath.Join(dir, "missing")); err == nil {
+	if _, err := loadAll(filepath.Join(dir, "missing")); err == nil {
 		t.Error("a missing presets directory is not an error")
 	}
 }
@@ -134,5 +137,80 @@ func TestConfigWith(t *testing.T) {
 	}
 	if base.With(Config{}) != base {
 		t.Error("an empty patch changed the configuration")
+	}
+}
+
+// findPreset is LoadPresets(dirs...), then Find.
+func findPreset(name string, dirs ...string) (Preset, error) {
+	set, err := LoadPresets(dirs...)
+	if err != nil {
+		return Preset{}, err
+	}
+	return set.Find(name)
+}
+
+// loadAll is LoadPresets(dirs...)'s presets with the errors of the files
+// it skipped, joined one a line (skippedError).
+func loadAll(dirs ...string) ([]Preset, error) {
+	set, err := LoadPresets(dirs...)
+	if err != nil {
+		return nil, err
+	}
+	return set.Presets, skippedError(set)
+}
+
+// skippedError joins the errors of the files set skipped, or nil.
+func skippedError(set PresetSet) error {
+	errs := make([]error, len(set.Skipped))
+	for i, pe := range set.Skipped {
+		errs[i] = pe
+	}
+	return errors.Join(errs...)
+}
+
+// withoutFPGA returns the table-iv platform without its FPGA: a CPU and a
+// GPU joined by the link.
+func withoutFPGA(t testing.TB) []byte {
+	t.Helper()
+	data, err := presets.Device("table-iv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i, j := strings.Index(s, "\nfpga:"), strings.Index(s, "\nlink:")
+	if i < 0 || j < i {
+		t.Fatal("table-iv.yaml has no fpga section before its link")
+	}
+	return []byte(s[:i] + s[j:])
+}
+
+// TestCheckConfigPlatform: the platform must hold what the run's algorithm
+// runs on. An off-policy run is placed by the mapping exploration (a CPU,
+// a GPU, an FPGA and the link); PPO needs a CPU, so it runs without an
+// FPGA, where DQN is refused, and neither runs on an FPGA alone.
+func TestCheckConfigPlatform(t *testing.T) {
+	noFPGA := filepath.Join(t.TempDir(), "no-fpga.yaml")
+	if err := os.WriteFile(noFPGA, withoutFPGA(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		c    Config
+		want string // "" when accepted
+	}{
+		{Config{Devices: "table-iv"}, ""},
+		{Config{Algo: PPO, Devices: "table-iv"}, ""},
+		{Config{Algo: PPO, Devices: noFPGA}, ""},
+		{Config{Algo: DQN, Devices: noFPGA}, `a dqn run is placed by the mapping exploration, and platform "table-iv" has no fpga`},
+		{Config{Algo: TD3, Devices: "heppo-zcu106"}, `a td3 run is placed by the mapping exploration, and platform "heppo-zcu106" has no cpu, gpu, link`},
+		{Config{Algo: PPO, Devices: "heppo-zcu106"}, `devices "heppo-zcu106" is not allowed: platform "heppo-zcu106" has no cpu: PPO steps its environments on the CPU's cores`},
+	} {
+		err := CheckConfigPlatform(tt.c)
+		var fe *FieldError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s on %s: %v", tt.c.Algo, tt.c.Devices, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.As(err, &fe) || fe.Field != "devices"):
+			t.Errorf("%s on %s: %v, want a devices error saying %q", tt.c.Algo, tt.c.Devices, err, tt.want)
+		}
 	}
 }

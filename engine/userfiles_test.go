@@ -75,7 +75,7 @@ func TestLongWalkthroughLoads(t *testing.T) {
 		t.Fatalf("the walkthrough is %d bytes, above the file limit %d", len(data), yamldoc.MaxFileSize)
 	}
 	writeFiles(t, dir, map[string][]byte{"long.yaml": data})
-	p, err := FindPreset("long", dir)
+	p, err := findPreset("long", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestLongWalkthroughLoads(t *testing.T) {
 
 // TestStepConfigs: StepConfigs()[i+1] is StepConfig(i), for each step.
 func TestStepConfigs(t *testing.T) {
-	p, err := FindPreset("why-kary")
+	p, err := findPreset("why-kary")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestUserFileSizeLimit(t *testing.T) {
 	if _, err := LoadPlatform(bigFile); err == nil || !strings.Contains(err.Error(), wantSize) {
 		t.Errorf("LoadPlatform(a 2 MiB file) = %v, want %q", err, wantSize)
 	}
-	all, err := Presets(presetsDir)
+	all, err := loadAll(presetsDir)
 	if err == nil || !strings.Contains(err.Error(), wantSize) || !slices.ContainsFunc(all, isDefault) {
 		t.Errorf("Presets(a directory with a 2 MiB file) = %d presets, %v; want the embedded ones and %q", len(all), err, wantSize)
 	}
@@ -155,7 +155,7 @@ func TestPresetsDirectoryBadFiles(t *testing.T) {
 		dir + `/wanted.yaml:3:14: batch 70000 is not allowed`,
 	}
 	for range 10 {
-		all, err := Presets(dir)
+		all, err := loadAll(dir)
 		if !slices.ContainsFunc(all, isDefault) || !slices.ContainsFunc(all, func(p Preset) bool { return p.Name == "mine" }) {
 			t.Fatalf("Presets = %d presets, %v; want the embedded ones and mine", len(all), err)
 		}
@@ -175,27 +175,27 @@ func TestPresetsDirectoryBadFiles(t *testing.T) {
 	// The presets of other files and the embedded ones run; a preset
 	// whose file is bad is that file's error.
 	for _, name := range []string{DefaultPreset, "mine"} {
-		if _, err := FindPreset(name, dir); err != nil {
-			t.Errorf("FindPreset(%s) = %v", name, err)
+		if _, err := findPreset(name, dir); err != nil {
+			t.Errorf("findPreset(%s) = %v", name, err)
 		}
 	}
-	if _, err := FindPreset("wanted", dir); err == nil || !strings.HasPrefix(err.Error(), want[3]) {
-		t.Errorf("FindPreset(wanted) = %v, want the file's error %s", err, want[3])
+	if _, err := findPreset("wanted", dir); err == nil || !strings.HasPrefix(err.Error(), want[3]) {
+		t.Errorf("findPreset(wanted) = %v, want the file's error %s", err, want[3])
 	}
-	if _, err := FindPreset("nameless", dir); err == nil || !strings.HasPrefix(err.Error(), want[2]) {
-		t.Errorf("FindPreset(nameless) = %v, want the file's error %s", err, want[2])
+	if _, err := findPreset("nameless", dir); err == nil || !strings.HasPrefix(err.Error(), want[2]) {
+		t.Errorf("findPreset(nameless) = %v, want the file's error %s", err, want[2])
 	}
 	// A bad file meant to replace an embedded preset is not silently
 	// passed over for the embedded one.
 	writeFiles(t, dir, map[string][]byte{"ppo.yaml": []byte("name: cartpole-ppo\nsummary: s\nrun: {envv: 1}\n")})
-	if _, err := FindPreset("cartpole-ppo", dir); err == nil || !strings.Contains(err.Error(), `ppo.yaml:3:7: unknown field "envv"`) {
-		t.Errorf("FindPreset(cartpole-ppo) with a bad replacement = %v", err)
+	if _, err := findPreset("cartpole-ppo", dir); err == nil || !strings.Contains(err.Error(), `ppo.yaml:3:7: unknown field "envv"`) {
+		t.Errorf("findPreset(cartpole-ppo) with a bad replacement = %v", err)
 	}
 	// ... unless a later directory replaces it again.
 	later := t.TempDir()
 	writeFiles(t, later, map[string][]byte{"ppo.yaml": []byte("name: cartpole-ppo\nsummary: s\nrun: {algo: ppo}\n")})
-	if p, err := FindPreset("cartpole-ppo", dir, later); err != nil || p.Source != filepath.Join(later, "ppo.yaml") {
-		t.Errorf("FindPreset(cartpole-ppo) replaced again = %+v, %v", p.Source, err)
+	if p, err := findPreset("cartpole-ppo", dir, later); err != nil || p.Source != filepath.Join(later, "ppo.yaml") {
+		t.Errorf("findPreset(cartpole-ppo) replaced again = %+v, %v", p.Source, err)
 	}
 }
 
@@ -204,10 +204,10 @@ func TestPresetsDirectoryBadFiles(t *testing.T) {
 func TestPresetsDirectoryMustBeADirectory(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "passwd")
 	writeFiles(t, filepath.Dir(file), map[string][]byte{"passwd": []byte("root:x:0:0::/root:/bin/sh\n")})
-	if _, err := Presets(file); err == nil || err.Error() != "presets directory "+file+" is not a directory: give a directory of preset YAML files" {
+	if _, err := loadAll(file); err == nil || err.Error() != "presets directory "+file+" is not a directory: give a directory of preset YAML files" {
 		t.Errorf("Presets(a file) = %v", err)
 	}
-	if _, err := Presets(""); err == nil || !strings.Contains(err.Error(), "empty name") {
+	if _, err := loadAll(""); err == nil || !strings.Contains(err.Error(), "empty name") {
 		t.Errorf("Presets(\"\") = %v", err)
 	}
 }
@@ -220,6 +220,8 @@ func TestPresetDevicesCheckedWhenLoaded(t *testing.T) {
 	userDevices(t)
 	dir := t.TempDir()
 	brokenDevices := filepath.Join(t.TempDir(), "broken-devices.yaml")
+	noFPGA := filepath.Join(filepath.Dir(brokenDevices), "no-fpga.yaml")
+	writeFiles(t, filepath.Dir(noFPGA), map[string][]byte{"no-fpga.yaml": withoutFPGA(t)})
 	writeFiles(t, filepath.Dir(brokenDevices), map[string][]byte{"broken-devices.yaml": []byte("name: x\ncpu: {cores: 0}\n")})
 	head := "kind: walkthrough\nsummary: s\nrun:\n  env: CartPole-v1\nsteps:\n  - title: one\n    text: first\n  - title: two\n    text: second\n    set:\n      devices: "
 	writeFiles(t, dir, map[string][]byte{
@@ -227,22 +229,29 @@ func TestPresetDevicesCheckedWhenLoaded(t *testing.T) {
 		"broken.yaml": []byte("name: broken\n" + head + brokenDevices + "\n"),
 		"run.yaml":    []byte("name: run-missing\nsummary: s\nrun:\n  devices: nope.yaml\n"),
 		"host.yaml":   []byte("name: on-host\n" + head + "host\n"),
-		"named.yaml":  []byte("name: named\n" + head + "heppo-zcu106\n"),
+		"named.yaml":  []byte("name: named\n" + head + "table-iv\n"),
+		// A platform that loads but lacks what the run's algorithm runs on.
+		"fpga-only.yaml": []byte("name: fpga-only\n" + head + "heppo-zcu106\n"),
+		"ppo-gpu.yaml": []byte("name: ppo-gpu\nkind: walkthrough\nsummary: s\nrun:\n  env: CartPole-v1\n  algo: ppo\nsteps:\n" +
+			"  - title: one\n    text: first\n  - title: two\n    text: second\n    set:\n      devices: " + noFPGA + "\n"),
 	})
 	for name, want := range map[string]string{
 		"wmd":         dir + `/wmd.yaml:12:16: step 2 (two): devices "/nonexistent/dev.yaml" is not allowed: name a device YAML file or one of heppo-zcu106, table-iv`,
 		"broken":      dir + `/broken.yaml:12:16: step 2 (two): devices "` + brokenDevices + `" is not allowed: the platform does not load: ` + brokenDevices + ":",
 		"run-missing": dir + `/run.yaml:4:12: devices "nope.yaml" is not allowed`,
+		"fpga-only": dir + `/fpga-only.yaml:12:16: step 2 (two): devices "heppo-zcu106" is not allowed: a dqn run is placed by the mapping exploration, ` +
+			`and platform "heppo-zcu106" has no cpu, gpu, link: the mapping exploration (000 §VI) needs a cpu, a gpu, an fpga and a link`,
 	} {
-		_, err := FindPreset(name, dir)
+		_, err := findPreset(name, dir)
 		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("FindPreset(%s) = %v\nwant one line starting %s", name, err, want)
+			t.Errorf("findPreset(%s) = %v\nwant one line starting %s", name, err, want)
 		}
 	}
 	// No host platform yet is fine: the run measures this machine first.
-	for _, name := range []string{"on-host", "named"} {
-		if _, err := FindPreset(name, dir); err != nil {
-			t.Errorf("FindPreset(%s) = %v", name, err)
+	// PPO needs only a CPU: a platform without an FPGA carries it.
+	for _, name := range []string{"on-host", "named", "ppo-gpu"} {
+		if _, err := findPreset(name, dir); err != nil {
+			t.Errorf("findPreset(%s) = %v", name, err)
 		}
 	}
 	// A run configuration's platform likewise, at its line and column.
@@ -339,7 +348,7 @@ func TestPresetFileErrorUnwraps(t *testing.T) {
 		t.Fatalf("LoadPresets = %+v, %v", set.Skipped, err)
 	}
 	var pe *PresetFileError
-	if !errors.As(set.SkippedError(), &pe) || pe.File != filepath.Join(dir, "d.yaml") || pe.Name != "d" {
+	if !errors.As(skippedError(set), &pe) || pe.File != filepath.Join(dir, "d.yaml") || pe.Name != "d" {
 		t.Fatalf("skipped %+v", pe)
 	}
 	if pe.Err == nil || errors.Unwrap(pe) != pe.Err {

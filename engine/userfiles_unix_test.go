@@ -40,7 +40,7 @@ func TestUserFilesAreNotFIFOs(t *testing.T) {
 		{"LoadPlatform(a FIFO in your platforms)", func() error { _, err := LoadPlatform("lab"); return err }, `devices "lab" is not allowed: your platform ` + filepath.Join(devices, "lab.yaml") + " cannot be read"},
 		{"LoadConfig(devices: a FIFO)", func() error { _, err := LoadConfig(filepath.Join(dir, "cfg.yaml")); return err }, filepath.Join(dir, "cfg.yaml") + ":2:10: devices"},
 		{"Presets(a directory with a FIFO)", func() error {
-			all, err := Presets(presetsDir)
+			all, err := loadAll(presetsDir)
 			if !slices.ContainsFunc(all, isDefault) || !slices.ContainsFunc(all, func(p Preset) bool { return p.Name == "mine" }) {
 				return errors.New("the other presets are missing")
 			}

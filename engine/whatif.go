@@ -1,13 +1,13 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/atomicfile"
 	"github.com/rlxdev/rlx/sim"
 )
 
@@ -282,9 +282,8 @@ func (d *PlatformDraft) SavePath() string {
 	return file
 }
 
-// Save writes the draft (YAML) to path, creating its directory, through a
-// temporary file renamed into place, so that a file already there is
-// replaced whole or not at all.
+// Save writes the draft (YAML) to path, creating its directory; a file
+// already there is replaced whole or not at all (atomicfile.Write).
 func (d *PlatformDraft) Save(path string) error {
 	data, err := d.YAML()
 	if err != nil {
@@ -295,22 +294,7 @@ func (d *PlatformDraft) Save(path string) error {
 			return fmt.Errorf("saving the platform: %w", err)
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("saving the platform: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("saving the platform to %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("saving the platform to %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("saving the platform to %s: %w", path, err)
 	}
 	return nil

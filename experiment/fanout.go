@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlxdev/rlx/bench"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["fanout"] = buildFanout }
@@ -169,7 +170,7 @@ func fanoutMarkdown(d FanoutData, quick bool) string {
 	b.WriteString(fanoutOpsTables(d.Ops))
 	if len(d.Steps) > 0 {
 		b.WriteString("### Live runs\n\n")
-		b.WriteString(paragraph("The experiment's steps, with the fanout each ran; host GPS over the whole run.", simRatesNote("GPS")))
+		b.WriteString(paragraph("The experiment's steps, with the fanout each ran; host GPS over the whole run.", report.RatesNote))
 		whole, recent := simHeads("GPS")
 		t := newTable("step", "env", "algo", ">K", ">capacity", ">B", ">host GPS", whole, recent)
 		for _, r := range d.Steps {

@@ -11,6 +11,7 @@ import (
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["heppo"] = buildHEPPO }
@@ -275,7 +276,7 @@ func buildHEPPO(ctx context.Context, steps []StepResult, _ Options) (Report, err
 		"Each step trained PPO with the GAE numerics of one experiment (`gae` in the configuration).",
 		"The mean-100 return is the last 100 episodes' mean; a run this short shows whether a configuration",
 		"learns at all, not 004's ranking of the experiments, which needs full training runs over several seeds.",
-		simRatesNote("IPS")))
+		report.RatesNote))
 	b.WriteString(ppoStepTable(data.Steps, true))
 	b.WriteString(notRunNote(notRun))
 	rep.Markdown, rep.Data = b.String(), data

@@ -1,11 +1,11 @@
 package experiment
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/rlxdev/rlx/internal/units"
+	"github.com/rlxdev/rlx/report"
 )
 
 // table builds a markdown table. Cells are written as given, with pipes
@@ -65,18 +65,14 @@ func (t *table) String() string {
 }
 
 // simHeads are the headings of a simulated rate's two columns, alike in
-// every report: the average over the whole run, its start included, and
-// the steady state, over the last quarter of the run's simulated time
-// (engine.Snapshot.SimRecent), the warm rate a prediction is for. unit is
-// "GPS" or "IPS".
+// every report and in rlx --batch's summaries (report.LabelWholeRun and
+// report.LabelLastQuarter): the average over the whole run, its start
+// included, and the steady state, over the last quarter of the run's
+// simulated time (engine.Snapshot.SimRecent), the warm rate a prediction
+// is for; report.RatesNote says so in a report's prose. unit is "GPS" or
+// "IPS".
 func simHeads(unit string) (wholeRun, lastQuarter string) {
-	return ">sim " + unit + ", whole run", ">sim " + unit + ", last quarter (steady state)"
-}
-
-// simRatesNote says what simHeads' columns hold, for a report's prose.
-func simRatesNote(unit string) string {
-	return fmt.Sprintf("*sim %s, whole run* is over the simulated seconds of the whole run, its start (before the platform is warm) included; "+
-		"*last quarter (steady state)* is over the last quarter of the run's simulated time, the warm rate a prediction is for.", unit)
+	return ">sim " + unit + ", " + report.LabelWholeRun, ">sim " + unit + ", " + report.LabelLastQuarter
 }
 
 // dash stands for a value that does not exist: a cell lost from a paper,

@@ -9,6 +9,7 @@ import (
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["ppoaccel"] = buildPPOAccel }
@@ -176,7 +177,7 @@ func buildPPOAccel(ctx context.Context, steps []StepResult, _ Options) (Report, 
 	b.WriteString(paragraph(
 		"Each step trained PPO with the step's mapping (Learner-GAE-Storage). *predicted* is the engine's IPS",
 		"for that mapping on the simulated platform; the sim and host IPS are environment steps per",
-		"second on the simulated and the host clock, the host's over the whole run.", simRatesNote("IPS")))
+		"second on the simulated and the host clock, the host's over the whole run.", report.RatesNote))
 	b.WriteString(ppoStepTable(data.Steps, false))
 	b.WriteString(notRunNote(notRun))
 	rep.Markdown, rep.Data = b.String(), data

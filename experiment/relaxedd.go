@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlxdev/rlx/internal/units"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["relaxed-d"] = buildRelaxedD }
@@ -94,7 +95,7 @@ func buildRelaxedD(_ context.Context, steps []StepResult, _ Options) (Report, er
 		"(D = 200 on Hopper) degrades it. Here each step is one live run at one D with one seed:",
 		ranFor(done)+".",
 		"Host GPS is the real training on this machine over the whole run, sim GPS the simulated platform;",
-		simRatesNote("GPS"), "The speedup over the smallest D divides the whole-run figures. Staleness counts",
+		report.RatesNote, "The speedup over the smallest D divides the whole-run figures. Staleness counts",
 		"the priority updates a sampled batch missed before its own. Command: `rlx --batch --preset relaxed-d --out DIR`."))
 	if len(data.Rows) == 0 {
 		b.WriteString(nothingMeasured)

@@ -13,6 +13,7 @@ import (
 	"github.com/rlxdev/rlx/bench"
 	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["spo"] = buildSPO }
@@ -368,7 +369,7 @@ func spoStepsMarkdown(b *strings.Builder, d SPOData, ran string) {
 		"one learner of batch B (000 Table IV), so *sim GPS* does not change with L. Read the speedup as what",
 		"more learners cost this pipeline on this host, not as 001's scaling: that is the next part. The return",
 		"column says whether a run learns at all; one short run per L cannot compare how fast they learn.",
-		simRatesNote("GPS")))
+		report.RatesNote))
 	if len(d.Steps) == 0 {
 		b.WriteString(nothingMeasured)
 		b.WriteString(notRunNote(d.NotRun))

@@ -9,6 +9,7 @@ import (
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/internal/papers"
 	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/report"
 )
 
 func init() { builders["table5"] = buildTable5 }
@@ -183,25 +184,26 @@ func table5ModelMarkdown(rows []Table5ModelRow, matched int) string {
 }
 
 // tableIIIWorkload names the Table III environment a live run stands for
-// and says how its workload differs from Table III's.
+// (engine.TableIIIEnv) and says how its workload differs from Table III's.
 func tableIIIWorkload(c engine.Config) (env, note string) {
+	env, _ = engine.TableIIIEnv(c.Env)
 	algo := c.Algo
-	switch c.Env {
-	case "CartPole-v1":
+	switch env {
+	case "CartPole":
 		if algo == engine.DQN {
-			return "CartPole", "differs: DQN with CleanRL's 120-84 MLP; Table III trains DDPG with hidden 8"
+			return env, "differs: DQN with CleanRL's 120-84 MLP; Table III trains DDPG with hidden 8"
 		}
-		return "CartPole", fmt.Sprintf("differs: %s; Table III trains DDPG with hidden 8", algo)
-	case "Hopper-workload":
+		return env, fmt.Sprintf("differs: %s; Table III trains DDPG with hidden 8", algo)
+	case "Hopper":
 		if algo == engine.DDPG {
-			return "Hopper", "close: DDPG with 256-256 MLPs as Table III, on a synthetic Hopper-shaped environment"
+			return env, "close: DDPG with 256-256 MLPs as Table III, on a synthetic Hopper-shaped environment"
 		}
-		return "Hopper", fmt.Sprintf("differs: %s; Table III trains DDPG", algo)
-	case "Pong-workload":
+		return env, fmt.Sprintf("differs: %s; Table III trains DDPG", algo)
+	case "Pong":
 		if algo == engine.DQN {
-			return "Pong", "close: DQN with the Nature ConvNet as Table III, on synthetic 84x84 frames"
+			return env, "close: DQN with the Nature ConvNet as Table III, on synthetic 84x84 frames"
 		}
-		return "Pong", fmt.Sprintf("differs: %s; Table III trains DQN", algo)
+		return env, fmt.Sprintf("differs: %s; Table III trains DQN", algo)
 	}
 	return "", "not a Table III workload"
 }
@@ -260,9 +262,9 @@ func buildTable5(ctx context.Context, steps []StepResult, _ Options) (Report, er
 	b.WriteString("### Measured: live runs\n\n")
 	b.WriteString(paragraph(
 		"Each step ran the engine with the step's configuration. *predicted* is the exploration's GPS",
-		"for the mapping that ran; *sim GPS, whole run* is gradient steps over the simulated seconds of the whole run,",
-		"*last quarter (steady state)* the same over the last quarter of the run's simulated time (the warm rate the prediction is for), *host GPS* the same over host seconds",
-		"(the real training on this machine). The exploration charges the actors, the learner, the RMM,",
+		"for the mapping that ran; *sim GPS* is gradient steps per simulated second, *host GPS* per host second",
+		"over the whole run (the real training on this machine).", report.RatesNote,
+		"The exploration charges the actors, the learner, the RMM,",
 		"the storage and the PCIe transfers, so the steady state should match *predicted*; the whole-run figure",
 		"is lower by the start, before learning. *busiest* names the unit that sets the pace.",
 		"Table V's mapping is shown for the Table III workload at the same batch;",

@@ -16,18 +16,27 @@ func GAEInterval(lookahead, loopLatency int) int {
 // k-term lookahead window, the feedback multiply-add and the write.
 func GAEDepth(lookahead, loopLatency int) int { return 3 + lookahead + loopLatency }
 
+// The largest arguments GAECycles and SimulateGAE accept; the least is 1.
+const (
+	MaxGAELength       = 1 << 24 // t, the trajectory length
+	MaxGAETrajectories = 1 << 20 // n
+	MaxGAEPEs          = 1 << 16
+	MaxGAELookahead    = 64
+	MaxGAELoopLatency  = 64
+)
+
 func checkGAE(t, n, pes, lookahead, loopLatency int) error {
 	switch {
-	case t < 1 || t > 1<<24:
-		return fmt.Errorf("trajectory length %d is out of range: must be 1..%d", t, 1<<24)
-	case n < 1 || n > 1<<20:
-		return fmt.Errorf("trajectories %d is out of range: must be 1..%d", n, 1<<20)
-	case pes < 1 || pes > 1<<16:
-		return fmt.Errorf("PEs %d is out of range: must be 1..%d", pes, 1<<16)
-	case lookahead < 1 || lookahead > 64:
-		return fmt.Errorf("lookahead %d is out of range: must be 1..64", lookahead)
-	case loopLatency < 1 || loopLatency > 64:
-		return fmt.Errorf("GAE loop latency %d is out of range: must be 1..64", loopLatency)
+	case t < 1 || t > MaxGAELength:
+		return fmt.Errorf("trajectory length %d is out of range: must be 1..%d", t, MaxGAELength)
+	case n < 1 || n > MaxGAETrajectories:
+		return fmt.Errorf("trajectories %d is out of range: must be 1..%d", n, MaxGAETrajectories)
+	case pes < 1 || pes > MaxGAEPEs:
+		return fmt.Errorf("PEs %d is out of range: must be 1..%d", pes, MaxGAEPEs)
+	case lookahead < 1 || lookahead > MaxGAELookahead:
+		return fmt.Errorf("lookahead %d is out of range: must be 1..%d", lookahead, MaxGAELookahead)
+	case loopLatency < 1 || loopLatency > MaxGAELoopLatency:
+		return fmt.Errorf("GAE loop latency %d is out of range: must be 1..%d", loopLatency, MaxGAELoopLatency)
 	}
 	return nil
 }

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/goccy/go-yaml/parser"
-
 	"github.com/rlxdev/rlx/internal/yamldoc"
 )
 
@@ -18,21 +16,18 @@ import (
 // error also gives the value and the accepted range. A required field left
 // out is placed at the mapping that should hold it.
 func ParsePlatform(name string, data []byte) (*Platform, error) {
-	// Decode skips a byte order mark; the positions below are looked up
-	// in data, so it must not hold one either.
-	data = yamldoc.TrimBOM(data)
 	var p Platform
 	if err := yamldoc.Decode(data, &p); err != nil {
-		return nil, errors.New(name + ":" + decodeMessage(data, err))
+		return nil, errors.New(name + ":" + yamldoc.FieldMessage(data, err))
 	}
 	problems := p.validate()
 	if len(problems) == 0 {
 		return &p, nil
 	}
-	file, _ := parser.ParseBytes(data, 0)
+	doc := yamldoc.ParseDoc(data)
 	msgs := make([]string, 0, len(problems))
 	for _, pr := range problems {
-		msgs = append(msgs, name+":"+position(file, pr.path)+" "+pr.msg)
+		msgs = append(msgs, name+":"+doc.NearestPosition(pr.path)+" "+pr.msg)
 	}
 	return nil, errors.New(strings.Join(msgs, "\n"))
 }

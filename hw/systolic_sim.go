@@ -56,19 +56,25 @@ type SystolicResult struct {
 	Timeline Timeline
 }
 
+// The largest GEMM dimension and array edge CheckSystolic accepts; the
+// least is 1.
+const (
+	MaxGEMMDim   = 1 << 22
+	MaxArrayEdge = 1024
+)
+
 // CheckSystolic validates GEMM dimensions and the array edge.
 func CheckSystolic(d GEMMDims, p int) error {
-	const maxDim = 1 << 22
 	for _, v := range []struct {
 		name string
 		n    int
 	}{{"a (output features)", d.A}, {"b (reduction)", d.B}, {"c (batch x pixels)", d.C}} {
-		if v.n < 1 || v.n > maxDim {
-			return fmt.Errorf("GEMM dimension %s = %d is out of range: must be 1..%d", v.name, v.n, maxDim)
+		if v.n < 1 || v.n > MaxGEMMDim {
+			return fmt.Errorf("GEMM dimension %s = %d is out of range: must be 1..%d", v.name, v.n, MaxGEMMDim)
 		}
 	}
-	if p < 1 || p > 1024 {
-		return fmt.Errorf("array size P = %d is out of range: must be 1..1024", p)
+	if p < 1 || p > MaxArrayEdge {
+		return fmt.Errorf("array size P = %d is out of range: must be 1..%d", p, MaxArrayEdge)
 	}
 	// Compared by division: with every dimension up to 2^22 the product
 	// (up to 2^66) overflows int64.

@@ -47,17 +47,19 @@ type rendered struct {
 // its legend in a column right of the plots, where it covers no data.
 type figure struct {
 	name    string
-	plots   []*plot.Plot  // stacked top to bottom
-	legends []plot.Legend // legends[i] is plots[i]'s; empty for none
+	plots   []*plot.Plot   // stacked top to bottom
+	legends []*plot.Legend // legends[i] is plots[i]'s; empty for none
 }
 
-// add appends p to f and returns the legend to give its series.
+// add appends p to f and returns the legend to give its series. Each
+// legend is allocated on its own, so that the pointer stays valid when a
+// later add grows f.legends.
 func (f *figure) add(p *plot.Plot) *plot.Legend {
 	l := plot.NewLegend()
 	l.Top, l.Left = true, true
 	f.plots = append(f.plots, p)
-	f.legends = append(f.legends, l)
-	return &f.legends[len(f.legends)-1]
+	f.legends = append(f.legends, &l)
+	return &l
 }
 
 // newPlot returns a plot with SI tick labels on both axes and a light
@@ -211,16 +213,17 @@ func column(rec *Recorder, f func(row) float64) []float64 {
 // beside the whole-run average) are drawn over the measured rate.
 func throughputFigure(final *engine.Snapshot, rec *Recorder) figure {
 	f := figure{name: "throughput"}
-	ppo := final.Config.Algo.OnPolicy()
-	unit, label, rate := "GPS", "GPS (gradient steps/s)", func(r engine.Rates) float64 { return r.GPS }
-	if ppo {
-		unit, label, rate = "IPS", "IPS (samples/s)", func(r engine.Rates) float64 { return r.IPS }
+	// The plot is in the unit of the run's prediction (MappingView.Unit):
+	// GPS off-policy, IPS for PPO.
+	label, rate := "GPS (gradient steps/s)", func(r engine.Rates) float64 { return r.GPS }
+	if final.Mapping.Unit == "IPS" {
+		label, rate = "IPS (samples/s)", func(r engine.Rates) float64 { return r.IPS }
 	}
 	host := newPlot(true)
 	hl := f.add(host)
 	host.Title.Text = "Throughput, host wall clock"
 	host.X.Label.Text, host.Y.Label.Text = "host seconds", label
-	line(host, hl, "host", points(column(rec, func(r row) float64 { return r.hostS }), column(rec, func(r row) float64 { return rate(r.host) })), colourHost, false)
+	line(host, hl, "host", points(column(rec, func(r row) float64 { return r.hostElapsed.Seconds() }), column(rec, func(r row) float64 { return rate(r.host) })), colourHost, false)
 	sim := newPlot(true)
 	sl := f.add(sim)
 	sim.Title.Text = fmt.Sprintf("Throughput, simulated platform clock (mapping %s)", final.Mapping.Chosen)
@@ -228,11 +231,9 @@ func throughputFigure(final *engine.Snapshot, rec *Recorder) figure {
 	line(sim, sl, "simulated", points(column(rec, func(r row) float64 { return r.simS }), column(rec, func(r row) float64 { return rate(r.sim) })), colourSim, false)
 	if end := final.SimElapsed; end > 0 {
 		if v := rate(final.SimRecent); v > 0 {
-			line(sim, sl, "last quarter (steady state)", plotter.XYs{{X: 0.75 * end, Y: v}, {X: end, Y: v}}, colourSteady, false)
+			line(sim, sl, LabelLastQuarter, plotter.XYs{{X: 0.75 * end, Y: v}, {X: end, Y: v}}, colourSteady, false)
 		}
-		// The prediction is in the run's own unit (MappingView.Unit):
-		// GPS off-policy, IPS for PPO.
-		if v := final.Mapping.PredictedGPS; v > 0 && (final.Mapping.Unit == "" || final.Mapping.Unit == unit) {
+		if v := final.Mapping.PredictedGPS; v > 0 {
 			line(sim, sl, "DSE prediction", plotter.XYs{{X: 0, Y: v}, {X: end, Y: v}}, colourPrediction, true)
 		}
 	}

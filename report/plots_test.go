@@ -5,13 +5,12 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/color"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/rlxdev/rlx/engine"
 )
@@ -78,25 +77,22 @@ func TestThroughputPlotShowsThePrediction(t *testing.T) {
 			ppoSnapshots(snaps)
 			unit = "IPS"
 		}
-		final := snaps[len(snaps)-1]
-		final.SimRecent.GPS = 9050
-		var rec Recorder
-		for _, s := range snaps {
-			rec.Add(s)
-		}
-		texts, _ := svgOf(t, throughputFigure(final, &rec))
+		final, rec := recorded(snaps)
+		texts, _ := svgOf(t, throughputFigure(final, rec))
 		for _, want := range []string{"DSE prediction", "last quarter (steady state)", unit + " ("} {
 			if !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, want) }) {
 				t.Errorf("ppo %v: the throughput plot lacks %q: %q", ppo, want, texts)
 			}
 		}
 	}
-	// A prediction in another unit than the plot's is not drawn.
+	// The plot is in the prediction's unit (MappingView.Unit), whatever
+	// the algorithm: an IPS prediction is never drawn on a GPS plot.
 	snaps := snapshots(4, engine.Finished)
 	snaps[3].Mapping.Unit = "IPS"
-	var rec Recorder
-	rec.Add(snaps[3])
-	if texts, _ := svgOf(t, throughputFigure(snaps[3], &rec)); slices.Contains(texts, "DSE prediction") {
+	final, rec := recorded(snaps[3:])
+	texts, _ := svgOf(t, throughputFigure(final, rec))
+	gpsAxis := slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "GPS (") })
+	if slices.Contains(texts, "DSE prediction") && gpsAxis {
 		t.Error("an IPS prediction drawn on a GPS plot")
 	}
 }
@@ -106,15 +102,13 @@ func TestThroughputPlotShowsThePrediction(t *testing.T) {
 // ones carry an SI suffix.
 func TestPlotTickLabelsAreSI(t *testing.T) {
 	snaps := snapshots(40, engine.Finished)
-	var rec Recorder
 	for i, s := range snaps {
 		s.Counters.EnvSteps = int64(i) * 31000 // to 1.2M
 		s.Sim.GPS = 50000 + float64(100*i)
-		rec.Add(s)
 	}
-	final := snaps[len(snaps)-1]
+	final, rec := recorded(snaps)
 	number := regexp.MustCompile(`^-?[0-9.]+[kMGT]?$`)
-	for _, f := range []figure{throughputFigure(final, &rec), returnFigure(final, &rec), occupancyFigure(final)} {
+	for _, f := range []figure{throughputFigure(final, rec), returnFigure(final, rec), occupancyFigure(final)} {
 		texts, _ := svgOf(t, f)
 		var ticks []string
 		for _, s := range texts {
@@ -179,15 +173,9 @@ func TestSITicks(t *testing.T) {
 // TestPlotsAreInColour checks that the measured series are drawn in their
 // colours, not black: the host's and the simulated clock's, and the bars.
 func TestPlotsAreInColour(t *testing.T) {
-	snaps := snapshots(8, engine.Finished)
-	var rec Recorder
-	for _, s := range snaps {
-		rec.Add(s)
-	}
-	final := snaps[len(snaps)-1]
-	final.SimRecent.GPS = 9050
+	final, rec := recorded(snapshots(8, engine.Finished))
 	hex := func(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
-	_, strokes := svgOf(t, throughputFigure(final, &rec))
+	_, strokes := svgOf(t, throughputFigure(final, rec))
 	for _, c := range []color.RGBA{colourHost, colourSim, colourSteady} {
 		if !slices.Contains(strokes, hex(c)) {
 			t.Errorf("throughput: no stroke of %s among %q", hex(c), strokes)
@@ -202,30 +190,100 @@ func TestPlotsAreInColour(t *testing.T) {
 	}
 }
 
-// TestLegendBesideTheData checks that every legend of a figure is drawn
-// right of its plot's data area, where it covers none of the data.
-func TestLegendBesideTheData(t *testing.T) {
-	snaps := snapshots(8, engine.Finished)
-	var rec Recorder
-	for _, s := range snaps {
-		rec.Add(s)
-	}
-	final := snaps[len(snaps)-1]
-	for _, f := range []figure{throughputFigure(final, &rec), returnFigure(final, &rec)} {
-		w, h := f.size()
-		c := draw.New(vgsvg.New(w, h))
-		for i, pl := range f.layout(c) {
-			data := f.plots[i].DataCanvas(pl.plot)
-			// A legend with Left set is drawn from its canvas's left edge
-			// (plot.Legend.Draw; its Rectangle places it at the right).
-			width := f.legends[i].Rectangle(pl.legend).Size().X
-			from, to := pl.legend.Min.X, pl.legend.Min.X+width
-			if width == 0 {
-				t.Errorf("%s plot %d: no legend", f.name, i)
+// svgLegends reads a rendered SVG: the largest x of the grid's lines,
+// which span the data area, and for each text the x where it starts and
+// the x where the path drawn just before it (a legend entry's thumbnail)
+// starts.
+func svgLegends(t *testing.T, data []byte) (gridMaxX float64, textX, thumbX map[string]float64, width float64) {
+	t.Helper()
+	textX, thumbX = map[string]float64{}, map[string]float64{}
+	coord := regexp.MustCompile(`[ML]([-0-9.e]+),`)
+	xs := func(d string) []float64 {
+		var out []float64
+		for _, m := range coord.FindAllStringSubmatch(d, -1) {
+			v, err := strconv.ParseFloat(m[1], 64)
+			if err != nil {
+				t.Fatalf("path %q: %v", d, err)
 			}
-			if from < data.Max.X || to > c.Max.X {
-				t.Errorf("%s plot %d: the legend spans x %v..%v, the data %v..%v, the canvas ends at %v",
-					f.name, i, from, to, data.Min.X, data.Max.X, c.Max.X)
+			out = append(out, v)
+		}
+		return out
+	}
+	attr := func(e xml.StartElement, name string) string {
+		for _, a := range e.Attr {
+			if a.Name.Local == name {
+				return a.Value
+			}
+		}
+		return ""
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var lastPath []float64
+	textAt := math.NaN()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch e := tok.(type) {
+		case xml.StartElement:
+			switch e.Name.Local {
+			case "svg":
+				width, _ = strconv.ParseFloat(strings.TrimSuffix(attr(e, "width"), "pt"), 64)
+			case "path":
+				lastPath = xs(attr(e, "d"))
+				if strings.Contains(strings.ToLower(attr(e, "style")), "stroke:#cccccc") {
+					gridMaxX = max(gridMaxX, slices.Max(lastPath))
+				}
+			case "text":
+				textAt, _ = strconv.ParseFloat(attr(e, "x"), 64)
+			}
+		case xml.CharData:
+			if !math.IsNaN(textAt) {
+				textX[string(e)] = textAt
+				if len(lastPath) > 0 {
+					thumbX[string(e)] = slices.Min(lastPath)
+				}
+			}
+		case xml.EndElement:
+			textAt = math.NaN()
+		}
+	}
+	if gridMaxX == 0 || width == 0 {
+		t.Fatalf("no grid lines or no width in the SVG")
+	}
+	return gridMaxX, textX, thumbX, width
+}
+
+// TestLegendBesideTheData checks, in the rendered SVG, that every legend
+// entry of a figure (its thumbnail line and its text) is drawn right of
+// the data area, whose extent the grid's lines give, where it covers none
+// of the data, and ends within the figure.
+func TestLegendBesideTheData(t *testing.T) {
+	final, rec := recorded(snapshots(8, engine.Finished))
+	for _, tc := range []struct {
+		f       figure
+		entries []string
+	}{
+		{throughputFigure(final, rec), []string{"host", "simulated", LabelLastQuarter, "DSE prediction"}},
+		{returnFigure(final, rec), []string{final.Config.Env}},
+	} {
+		data, err := tc.f.render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gridMax, textX, thumbX, width := svgLegends(t, data)
+		style := tc.f.legends[0].TextStyle
+		for _, name := range tc.entries {
+			x, ok := textX[name]
+			if !ok {
+				t.Errorf("%s: no legend entry %q", tc.f.name, name)
+				continue
+			}
+			end := x + style.Width(name).Points()
+			if x <= gridMax || thumbX[name] <= gridMax || end > width {
+				t.Errorf("%s: legend entry %q spans x %.1f (its line from %.1f) to %.1f; the data ends at %.1f, the figure at %.1f",
+					tc.f.name, name, x, thumbX[name], end, gridMax, width)
 			}
 		}
 	}
@@ -246,12 +304,11 @@ func TestOccupancyTitleNamesTheWindow(t *testing.T) {
 func TestReturnPlotOfAWorkload(t *testing.T) {
 	for _, meaningful := range []bool{true, false} {
 		snaps := snapshots(4, engine.Finished)
-		var rec Recorder
 		for _, s := range snaps {
 			s.Learning.Meaningful = meaningful
-			rec.Add(s)
 		}
-		texts, _ := svgOf(t, returnFigure(snaps[3], &rec))
+		final, rec := recorded(snaps)
+		texts, _ := svgOf(t, returnFigure(final, rec))
 		says := slices.ContainsFunc(texts, func(s string) bool { return strings.HasSuffix(s, "its returns mean nothing") })
 		if says == meaningful {
 			t.Errorf("meaningful %v: the title says the returns mean nothing: %v (%q)", meaningful, says, texts)

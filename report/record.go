@@ -6,20 +6,44 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/rlxdev/rlx/engine"
 )
 
-// Recorder keeps one row of metrics per snapshot of a run.
+// Rows of a run's metrics.csv. A run of hours would keep a row per
+// snapshot, four a second, without bound: a Recorder keeps every snapshot
+// it is given for its first thinAfter rows, then at least RecordTick of
+// host time between rows, doubling that spacing after each further
+// thinAfter rows. Its rows grow with the logarithm of the run's length:
+// about 9,500 rows (some 2 MB) after a day. Snapshots that change the
+// run's state (starting, paused, ended) are always kept.
+const (
+	thinAfter = 1024
+	// RecordTick is how often a run's recorder is given its latest
+	// snapshot (rlx --batch, the explorer's export), and the least
+	// spacing of its rows once it thins them.
+	RecordTick = time.Second / 4
+)
+
+// Recorder keeps the rows of metrics of a run, one per snapshot it is
+// given until it thins them (thinAfter), so that its memory stays small
+// however long the run goes on. The zero value is ready to use; it is
+// safe for concurrent use: a run's snapshots may be added while its
+// report is written. A Recorder must not be copied after first use.
 type Recorder struct {
+	mu     sync.Mutex
 	rows   []row
-	losses []string // loss names, from the first snapshot that has any
-	last   uint64   // Seq of the last snapshot recorded
+	losses []string      // loss names, from the first snapshot that has any
+	last   uint64        // Seq of the last row
+	every  time.Duration // the least host time between rows now
 }
 
 type row struct {
 	seq                   uint64
-	hostS, simS           float64
+	hostElapsed           time.Duration
+	simS                  float64
 	env, grad, iters, eps int64
 	host, sim             engine.Rates
 	ret100, retLast       float64
@@ -28,9 +52,28 @@ type row struct {
 	losses                []float64
 }
 
-// Add records s, unless it is the snapshot recorded last.
+// Add records s, unless it is no newer (by Seq) than the last row, or it
+// comes within the rows' spacing (thinAfter) without changing the run's
+// state. A nil s is ignored.
 func (r *Recorder) Add(s *engine.Snapshot) {
-	if s == nil || (len(r.rows) > 0 && s.Seq == r.last) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.add(s, s != nil && s.State != engine.Running)
+}
+
+// Len returns the number of rows recorded so far.
+func (r *Recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.rows)
+}
+
+// add is Add with r.mu held; keep records s whatever the spacing.
+func (r *Recorder) add(s *engine.Snapshot, keep bool) {
+	if s == nil || len(r.rows) > 0 && s.Seq <= r.last {
+		return
+	}
+	if !keep && len(r.rows) > 0 && s.HostElapsed-r.rows[len(r.rows)-1].hostElapsed < r.every {
 		return
 	}
 	r.last = s.Seq
@@ -40,7 +83,7 @@ func (r *Recorder) Add(s *engine.Snapshot) {
 		}
 	}
 	w := row{
-		seq: s.Seq, hostS: s.HostElapsed.Seconds(), simS: s.SimElapsed,
+		seq: s.Seq, hostElapsed: s.HostElapsed, simS: s.SimElapsed,
 		env: s.Counters.EnvSteps, grad: s.Counters.GradSteps, iters: s.Counters.Iterations, eps: s.Counters.Episodes,
 		host: s.Host, sim: s.Sim,
 		ret100: math.NaN(), retLast: math.NaN(),
@@ -59,6 +102,9 @@ func (r *Recorder) Add(s *engine.Snapshot) {
 		w.losses = append(w.losses, v)
 	}
 	r.rows = append(r.rows, w)
+	if len(r.rows)%thinAfter == 0 {
+		r.every = max(2*r.every, RecordTick)
+	}
 }
 
 // columns are the fixed columns of metrics.csv; docs/batch.md documents them.
@@ -71,6 +117,13 @@ var columns = []string{
 // WriteCSV writes the rows as CSV with a header: the fixed columns, then one
 // column per loss ("loss_" and its name). Missing values are empty.
 func (r *Recorder) WriteCSV(w io.Writer) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.writeCSV(w)
+}
+
+// writeCSV is WriteCSV with r.mu held.
+func (r *Recorder) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	header := append([]string(nil), columns...)
 	for _, l := range r.losses {
@@ -81,7 +134,7 @@ func (r *Recorder) WriteCSV(w io.Writer) error {
 	}
 	for _, x := range r.rows {
 		rec := []string{
-			strconv.FormatUint(x.seq, 10), num(x.hostS), num(x.simS),
+			strconv.FormatUint(x.seq, 10), num(x.hostElapsed.Seconds()), num(x.simS),
 			fmt.Sprint(x.env), fmt.Sprint(x.grad), fmt.Sprint(x.iters), fmt.Sprint(x.eps),
 			num(x.host.GPS), num(x.sim.GPS), num(x.host.SPS), num(x.sim.SPS), num(x.host.IPS), num(x.sim.IPS),
 			num(x.host.GAE), num(x.sim.GAE), num(x.ret100), num(x.retLast), num(x.staleness), fmt.Sprint(x.replayLen),

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -31,8 +32,9 @@ func snapshots(n int, end engine.State) []*engine.Snapshot {
 			Sim:          engine.Rates{GPS: 9000 + float64(i), SPS: 90000},
 			Learning: engine.Learning{Meaningful: true, Mean100: float64(10 * i), LastReturn: float64(12 * i), MinReturn: 9, MaxReturn: float64(20 * i),
 				Losses: []engine.Loss{{Name: "td_loss", Value: 1 / float64(i+1)}, {Name: "q_mean", Value: float64(i)}}},
-			Replay:  engine.ReplayStats{Len: 100 * i, Cap: 10000, MeanStaleness: 0.5},
-			Mapping: engine.MappingView{Requested: "auto", Chosen: "F-F-F", PredictedGPS: 9100, Table: []engine.DeviceThroughput{{Device: "CPU", LearnerTP: 100}}},
+			Replay:    engine.ReplayStats{Len: 100 * i, Cap: 10000, MeanStaleness: 0.5},
+			SimRecent: engine.Rates{GPS: 9050, SPS: 90500},
+			Mapping:   engine.MappingView{Requested: "auto", Chosen: "F-F-F", Unit: "GPS", PredictedGPS: 9100, Table: []engine.DeviceThroughput{{Device: "CPU", LearnerTP: 100}}},
 			Devices: []engine.DeviceView{
 				{Name: "FPGA", From: 0, To: 1, Stages: []engine.StageView{{Name: "learner", Utilization: 0.9}, {Name: "RMM", Utilization: 0.2}}},
 				{Name: "FPGA RMM samplers (one batch)", To: 2e-6, Pipeline: true, Stages: []engine.StageView{{Name: "banks 0-3", Utilization: 1}}},
@@ -45,16 +47,25 @@ func snapshots(n int, end engine.State) []*engine.Snapshot {
 	return out
 }
 
+// recorded returns the last of snaps, the run's final snapshot, and a
+// Recorder given all of them in order.
+func recorded(snaps []*engine.Snapshot) (*engine.Snapshot, *Recorder) {
+	var rec Recorder
+	for _, s := range snaps {
+		rec.Add(s)
+	}
+	return snaps[len(snaps)-1], &rec
+}
+
 func TestWrite(t *testing.T) {
 	for _, end := range []engine.State{engine.Finished, engine.Stopped} {
 		dir := t.TempDir()
 		snaps := snapshots(20, end)
-		var rec Recorder
+		final, rec := recorded(snaps)
 		for _, s := range snaps {
-			rec.Add(s)
-			rec.Add(s) // the same snapshot twice is recorded once
+			rec.Add(s) // a snapshot recorded already is not recorded again
 		}
-		files, err := Write(dir, snaps[len(snaps)-1], &rec)
+		files, err := Write(dir, final, rec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,8 +152,7 @@ func TestWriteErrors(t *testing.T) {
 // engine does, IPS for PPO only, and puts the prediction under its own
 // unit's name.
 func TestNewRunRates(t *testing.T) {
-	off := snapshots(2, engine.Finished)[1]
-	off.SimRecent = engine.Rates{GPS: 9050, SPS: 90500}
+	off := snapshots(2, engine.Finished)[1] // SimRecent {GPS: 9050, SPS: 90500}
 	r := NewRun(off)
 	if r.Summary.Host.IPS != 0 || r.Summary.Sim.IPS != 0 || r.Summary.SimRecent != (Rates{GPS: 9050, SPS: 90500}) {
 		t.Errorf("off-policy rates: host %+v, sim %+v, sim_recent %+v; want no IPS and the engine's recent rates", r.Summary.Host, r.Summary.Sim, r.Summary.SimRecent)
@@ -172,10 +182,7 @@ func TestCSVRowsBeforeTheFirstLoss(t *testing.T) {
 	for _, s := range snaps[:3] {
 		s.Learning.Losses = nil
 	}
-	var rec Recorder
-	for _, s := range snaps {
-		rec.Add(s)
-	}
+	_, rec := recorded(snaps)
 	var buf bytes.Buffer
 	if err := rec.WriteCSV(&buf); err != nil {
 		t.Fatal(err)
@@ -200,12 +207,8 @@ func TestWriteKeepsTheSummaryWhenAFileFails(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "metrics.csv"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	snaps := snapshots(3, engine.Finished)
-	var rec Recorder
-	for _, s := range snaps {
-		rec.Add(s)
-	}
-	if _, err := Write(dir, snaps[2], &rec); err == nil {
+	final, rec := recorded(snapshots(3, engine.Finished))
+	if _, err := Write(dir, final, rec); err == nil {
 		t.Fatal("Write succeeded with a directory in the place of metrics.csv")
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
@@ -218,5 +221,71 @@ func TestWriteKeepsTheSummaryWhenAFileFails(t *testing.T) {
 	}
 	if len(run.Files) != 1 || run.Files[0] != "run.json" || run.Final.GradSteps != 300 {
 		t.Errorf("run.json files %v, final %+v", run.Files, run.Final)
+	}
+}
+
+// TestRecorderIsBounded feeds a Recorder a day of snapshots at the
+// engine's 10 Hz: it keeps its first thinAfter rows whole, then thins,
+// about 10,000 rows in all, the last within the spacing of the end; a
+// pause is kept wherever it falls.
+func TestRecorderIsBounded(t *testing.T) {
+	const every = 100 * time.Millisecond
+	var r Recorder
+	var seq uint64
+	snap := func(host time.Duration, st engine.State) *engine.Snapshot {
+		seq++
+		return &engine.Snapshot{Seq: seq, State: st, HostElapsed: host}
+	}
+	lastHost := func() time.Duration { return r.rows[len(r.rows)-1].hostElapsed }
+	for host := time.Duration(0); host < thinAfter*every; host += every {
+		r.Add(snap(host, engine.Running))
+	}
+	if r.Len() != thinAfter {
+		t.Fatalf("%d rows of the first %d snapshots", r.Len(), thinAfter)
+	}
+	day := 24 * time.Hour
+	for host := thinAfter * every; host < day; host += every {
+		st := engine.Running
+		if host == day/2 {
+			st = engine.Paused
+		}
+		r.Add(snap(host, st))
+		if st == engine.Paused && r.last != seq {
+			t.Errorf("the paused snapshot at %v was not kept", host)
+		}
+	}
+	if r.Len() > 10*thinAfter {
+		t.Errorf("%d rows after a day, want at most %d", r.Len(), 10*thinAfter)
+	}
+	if gap := day - lastHost(); gap > r.every+every {
+		t.Errorf("the last row is %v before the end, more than the spacing %v", gap, r.every)
+	}
+	// Older or repeated snapshots add nothing.
+	rows := r.Len()
+	r.Add(&engine.Snapshot{Seq: r.last, State: engine.Stopped, HostElapsed: day})
+	r.Add(&engine.Snapshot{Seq: 1, State: engine.Stopped, HostElapsed: day})
+	r.Add(nil)
+	if r.Len() != rows {
+		t.Errorf("%d rows after adding old snapshots, want %d", r.Len(), rows)
+	}
+	// The snapshot a report describes is its last row, however close to
+	// the row before.
+	dir := t.TempDir()
+	last := snap(lastHost()+time.Millisecond, engine.Running)
+	if _, err := Write(dir, last, &r); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "metrics.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatalf("metrics.csv does not parse: %v", err)
+	}
+	if m[len(m)-1][0] != strconv.FormatUint(last.Seq, 10) || len(m) != rows+2 {
+		t.Errorf("metrics.csv: %d rows, the last of seq %s; want %d rows, the last of the reported snapshot's %d",
+			len(m)-1, m[len(m)-1][0], rows+1, last.Seq)
 	}
 }

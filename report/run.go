@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/atomicfile"
 	"github.com/rlxdev/rlx/internal/machine"
 )
 
@@ -188,27 +189,10 @@ func NewRun(final *engine.Snapshot) Run {
 	return r
 }
 
-// WriteFile writes data to dir/name through a temporary file in dir and a
-// rename, so the file appears whole or not at all.
-func WriteFile(dir, name string, data []byte) error {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	// CreateTemp makes the file private; results are for anyone to read.
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+// writeFile writes data to dir/name whole or not at all, for anyone to
+// read.
+func writeFile(dir, name string, data []byte) error {
+	return atomicfile.Write(filepath.Join(dir, name), data, 0o644)
 }
 
 // FileNames are the files Write writes into a run's directory, in the
@@ -218,8 +202,11 @@ func FileNames() []string {
 }
 
 // Write writes run.json, metrics.csv and the plots for a run into dir,
-// creating dir if needed, each file atomically. final is the last snapshot;
-// rec holds one row per snapshot. It returns the names of the files written.
+// creating dir if needed, each file atomically. final is the snapshot
+// run.json describes: Write adds it to rec, whatever the rows' spacing
+// (unless rec holds it already), so that it is the last row of
+// metrics.csv and of the plots. rec holds the run's rows, thinned as
+// Recorder says. It returns the names of the files written.
 //
 // run.json, the summary, is written first, so that a disk that fills up
 // still keeps it; should a later file fail, run.json is rewritten to list
@@ -231,6 +218,9 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: cannot create output directory %s: %w", dir, err)
 	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.add(final, true)
 	run := NewRun(final)
 	writeRun := func(files []string) error {
 		run.Files = files
@@ -238,7 +228,7 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 		if err != nil {
 			return err
 		}
-		if err := WriteFile(dir, "run.json", append(data, '\n')); err != nil {
+		if err := writeFile(dir, "run.json", append(data, '\n')); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		return nil
@@ -253,10 +243,10 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 		return files, err
 	}
 	var csvBuf bytes.Buffer
-	if err := rec.WriteCSV(&csvBuf); err != nil {
+	if err := rec.writeCSV(&csvBuf); err != nil {
 		return fail(err)
 	}
-	if err := WriteFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
+	if err := writeFile(dir, "metrics.csv", csvBuf.Bytes()); err != nil {
 		return fail(fmt.Errorf("report: %w", err))
 	}
 	files = append(files, "metrics.csv")
@@ -265,7 +255,7 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 		return fail(fmt.Errorf("report: plots: %w", err))
 	}
 	for _, p := range plots {
-		if err := WriteFile(dir, p.name, p.data); err != nil {
+		if err := writeFile(dir, p.name, p.data); err != nil {
 			return fail(fmt.Errorf("report: %w", err))
 		}
 		files = append(files, p.name)

@@ -2,13 +2,16 @@ package report
 
 import (
 	"math"
-	"strconv"
 
 	"gonum.org/v1/plot"
+
+	"github.com/rlxdev/rlx/internal/units"
 )
 
-// siTicks marks an axis at round values, about n of them, labelled the
-// way the summaries print figures: 50k, 1.2M, 0.25, never 50000.00.
+// siTicks marks an axis at round values, about n of them, labelled with
+// SI suffixes and no trailing zeros (siLabel): 50k, 1.2M, 0.25, never
+// 50000.00. The summaries' units.SI keeps three digits (50.0k, 1.20M),
+// which an axis, whose labels share one scale, does not need.
 type siTicks struct{ n int }
 
 // Ticks returns the labelled ticks in [lo, hi] at the step of 1, 2, 2.5
@@ -48,26 +51,12 @@ func niceStep(d float64) float64 {
 	return best
 }
 
-// siLabel formats a tick value with an SI suffix and at most four
-// significant digits, trailing zeros dropped: 0, 0.25, 500, 50k, 1.2M.
+// siLabel formats a tick value as units.SIShort with four significant
+// digits: 0, 0.25, 500, 50k, 1.2M. A value within 1e-12 of zero is the
+// rounding residue of k*step at the zero tick, and reads 0.
 func siLabel(v float64) string {
-	if v == 0 || math.Abs(v) < 1e-12 {
+	if math.Abs(v) < 1e-12 {
 		return "0"
 	}
-	// Round first, so that 999.99999 from k*step reads 1k, not 1000.
-	mag := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-3)
-	v = math.Round(v/mag) * mag
-	a, suffix := math.Abs(v), ""
-	for _, s := range []string{"k", "M", "G", "T"} {
-		if a < 1000 {
-			break
-		}
-		a /= 1000
-		suffix = s
-	}
-	out := strconv.FormatFloat(a, 'g', 4, 64) + suffix
-	if v < 0 {
-		out = "-" + out
-	}
-	return out
+	return units.SIShort(v, 4)
 }

@@ -71,7 +71,7 @@ type platformPreviewMsg struct{ cfg engine.Config }
 // configForm edits the next run's configuration: lists for the
 // environment, the algorithm, the mapping and the device platform, inputs
 // for the sizes, each with its accepted range; invalid values are refused
-// inline (engine's Config.Validate and CheckPlatform) and apply restarts
+// inline (engine's Config.Validate and CheckConfigPlatform) and apply restarts
 // the run.
 type configForm struct {
 	c    *common
@@ -100,12 +100,15 @@ type configForm struct {
 	view    viewCache[formKey]
 }
 
-// platformCheck is engine.CheckPlatform's answer for devices: it reads and
-// parses a file, so the form asks once per value, not once per key.
+// platformCheck is engine.CheckConfigPlatform's answer for devices and an
+// algorithm family (off-policy runs need all four devices, PPO a CPU): it
+// reads and parses a file, so the form asks once per value, not once per
+// key.
 type platformCheck struct {
-	devices string
-	err     error
-	done    bool
+	devices  string
+	onPolicy bool
+	err      error
+	done     bool
 }
 
 type formKey struct {
@@ -454,16 +457,18 @@ func (f *configForm) devices() (string, error) {
 	return v, nil
 }
 
-// checkPlatform is engine.CheckPlatform(devices), asked once per value.
-func (f *configForm) checkPlatform(devices string) error {
-	if !f.platform.done || f.platform.devices != devices {
-		f.platform = platformCheck{devices: devices, err: engine.CheckPlatform(devices), done: true}
+// checkPlatform is engine.CheckConfigPlatform(cfg), asked once per
+// platform and algorithm family.
+func (f *configForm) checkPlatform(cfg engine.Config) error {
+	c := &f.platform
+	if !c.done || c.devices != cfg.Devices || c.onPolicy != cfg.Algo.OnPolicy() {
+		*c = platformCheck{devices: cfg.Devices, onPolicy: cfg.Algo.OnPolicy(), err: engine.CheckConfigPlatform(cfg), done: true}
 	}
-	return f.platform.err
+	return c.err
 }
 
 // validate checks the form with engine's Config.Validate and
-// CheckPlatform, attaches the problem to its row and notes whether the
+// CheckConfigPlatform, attaches the problem to its row and notes whether the
 // form differs from the running configuration. It returns the config and
 // whether it is valid. Every change of the form's values goes through
 // here.
@@ -474,7 +479,7 @@ func (f *configForm) validate() (engine.Config, bool) {
 		err = cfg.Validate()
 	}
 	if err == nil {
-		err = f.checkPlatform(cfg.Devices)
+		err = f.checkPlatform(cfg)
 	}
 	if err == nil {
 		f.err, f.errKey = "", ""
@@ -730,7 +735,8 @@ func (f *configForm) changed() tea.Cmd {
 	f.moveCursor(f.clampCursor(f.cursor, -1))
 	cfg, _ := f.validate()
 	d, err := f.devices()
-	if err != nil || d == f.previewed || f.checkPlatform(d) != nil {
+	cfg.Devices = d
+	if err != nil || d == f.previewed || f.checkPlatform(cfg) != nil {
 		return nil
 	}
 	f.previewed = d

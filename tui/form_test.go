@@ -272,7 +272,16 @@ func TestFormPlatformField(t *testing.T) {
 	toField(t, m, "batch")
 	typeText(m, "4096")
 	toField(t, m, keyDevices)
-	for _, name := range []string{"heppo-zcu106", engine.HostDevices} {
+	// heppo-zcu106 (an FPGA alone) cannot place this DDPG run: refused
+	// inline, and nothing previewed. (PPO would run on it.)
+	var cmd tea.Cmd
+	for m.form.value(keyDevices) != "heppo-zcu106" {
+		cmd = press(m, "+")
+	}
+	if _, ok := previewOf(cmd); ok || !strings.Contains(m.form.err, "placed by the mapping exploration") {
+		t.Fatalf("choosing heppo-zcu106 for DDPG: preview %v, error %q; want no preview and the exploration's need", ok, m.form.err)
+	}
+	for _, name := range []string{engine.HostDevices} {
 		var cmd tea.Cmd
 		for m.form.value(keyDevices) != name {
 			cmd = press(m, "+")
@@ -337,7 +346,11 @@ func TestFormPlatformField(t *testing.T) {
 		t.Errorf("the running platform file shows as %q %q", m.form.value(keyDevices), m.form.value(keyDevicesFile))
 	}
 	toField(t, m, keyDevices)
-	press(m, "right")
+	// → wraps to heppo-zcu106, which this DDPG run cannot use (nothing
+	// previewed), then table-iv, previewed.
+	for m.form.value(keyDevices) != engine.DefaultDevices {
+		press(m, "right")
+	}
 	cfg, ok := previewOf(press(m, "esc"))
 	if !ok || cfg.Devices != file {
 		t.Errorf("esc previews %+v (%v), want the running platform back", cfg, ok)
@@ -421,7 +434,7 @@ func TestGoldenFormPlatform(t *testing.T) {
 				press(m, "+")
 			}
 			toField(t, m, keyDevicesFile)
-			typeText(m, "../presets/devices/heppo-zcu106.yaml")
+			typeText(m, "../presets/devices/table-iv.yaml")
 			if m.form.err != "" {
 				t.Fatalf("the platform file is refused: %s", m.form.err)
 			}

@@ -96,9 +96,9 @@ func executeRun(ctx context.Context, cfg engine.Config, dir string, opt batchOpt
 		return nil, usageError{err}
 	}
 	res := &executed{}
-	var rec recording
+	var rec report.Recorder
 	p := newProgress(stderr)
-	tick := time.NewTicker(time.Second / 4)
+	tick := time.NewTicker(report.RecordTick)
 	defer tick.Stop()
 	lastLine := time.Now()
 	events := r.Events()
@@ -110,10 +110,10 @@ loop:
 			if !ok {
 				break loop
 			}
-			rec.add(e.Snapshot)
+			rec.Add(e.Snapshot)
 		case <-tick.C:
 			s := r.Latest()
-			rec.add(s)
+			rec.Add(s)
 			if p.live || (opt.progress > 0 && time.Since(lastLine) >= opt.progress) {
 				p.line(opt.label + progressLine(s))
 				lastLine = time.Now()
@@ -126,7 +126,7 @@ loop:
 	}
 	p.end()
 	res.final, res.runErr = r.Wait()
-	if res.files, err = rec.write(dir, res.final); err != nil {
+	if res.files, err = report.Write(dir, res.final, &rec); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -193,9 +193,9 @@ func writeSummary(w io.Writer, s *engine.Snapshot, dir string, files []string) {
 		s.Config.Env, s.Config.Algo, s.State, units.Count(c.EnvSteps), units.Count(c.GradSteps), units.Count(c.Episodes))
 	rate := rateOf(report.NewRun(s))
 	fmt.Fprintf(w, "mapping %s (requested %s), predicted %s %s\n", s.Mapping.Chosen, s.Mapping.Requested, units.SI(rate.Predicted), rate.Unit)
-	fmt.Fprintf(w, "throughput, %s: host %s %s over %s, simulated %s %s over %s\n", labelWholeRun,
+	fmt.Fprintf(w, "throughput, %s: host %s %s over %s, simulated %s %s over %s\n", report.LabelWholeRun,
 		units.SI(rate.HostWholeRun), rate.Unit, units.Seconds(s.HostElapsed.Seconds()), units.SI(rate.SimWholeRun), rate.Unit, units.Seconds(s.SimElapsed))
-	fmt.Fprintf(w, "throughput, %s: simulated %s %s\n", labelLastQuarter, units.SI(rate.SimLastQuarter), rate.Unit)
+	fmt.Fprintf(w, "throughput, %s: simulated %s %s\n", report.LabelLastQuarter, units.SI(rate.SimLastQuarter), rate.Unit)
 	if b := s.Busiest; b.Device != "" {
 		fmt.Fprintf(w, "busiest simulated unit at the end: %s\n", b)
 	}

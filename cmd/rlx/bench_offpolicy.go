@@ -71,15 +71,12 @@ are deterministic per seed.`,
 			if cfg.Pacing, err = parsePacing(pacing); err != nil {
 				return err
 			}
-			if err := checkCommon(cfg.Procs, cfg.Depth, cfg.Actors); err != nil {
+			// Every value is checked before any run starts (Validate: the
+			// bounds of the runtime that runs it): each is the user's
+			// input, not a failure of the run.
+			if err := refuseZero(cmd, "depth", "actors"); err != nil {
 				return err
 			}
-			if err := checkFloatFlag("threshold", cfg.Threshold, anyFinite); err != nil {
-				return err
-			}
-			// The rest (the environment, whether the algorithm handles its
-			// actions, the step counts) is checked before any run starts:
-			// each is the user's input, not a failure of the run.
 			if err := cfg.Validate(); err != nil {
 				return usageError{err}
 			}
@@ -127,7 +124,7 @@ of a learner running free on a prefilled buffer with the same D.`,
 			if cfg.Depths, err = parseInts("--depths", depths, 1); err != nil {
 				return err
 			}
-			if err := checkCommon(cfg.Procs, 1, cfg.Actors); err != nil {
+			if err := refuseZero(cmd, "steps", "free-steps", "repeats", "actors"); err != nil {
 				return err
 			}
 			if err := cfg.Validate(); err != nil {
@@ -172,10 +169,7 @@ and the model of 001 Eq. 5.1-5.6 with the primitive times measured in the run.`,
 			if cfg.Learners, err = parseInts("--learners", learners, 1); err != nil {
 				return err
 			}
-			if cfg.Batch < 1 || cfg.H < 1 || cfg.GradSteps < 1 || cfg.Depth < 1 {
-				return usagef("--batch %d, --h %d, --grad-steps %d, --depth %d: each must be >= 1", cfg.Batch, cfg.H, cfg.GradSteps, cfg.Depth)
-			}
-			if err := checkCommon(cfg.Procs, 1, 1); err != nil {
+			if err := refuseZero(cmd, "batch", "h", "grad-steps", "depth"); err != nil {
 				return err
 			}
 			// Each L must divide --batch (SPO gives each learner B/L).
@@ -214,13 +208,7 @@ x = 1..M-1, and solves f_a(x_a) = interval * f_l(x_l), x_a + x_l <= M (002 §V-D
   rlx bench offpolicy split --cores 8 --duration 2s --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cfg.Cores != 0 && cfg.Cores < 2 {
-				return usagef("--cores %d is not allowed: M must be >= 2 (or 0 for the CPUs)", cfg.Cores)
-			}
-			if cfg.Duration <= 0 || cfg.Batch < 1 {
-				return usagef("--duration %v, --batch %d: each must be > 0", cfg.Duration, cfg.Batch)
-			}
-			if err := checkFloatFlag("interval", cfg.Interval, positive); err != nil {
+			if err := refuseZero(cmd, "duration", "batch", "interval"); err != nil {
 				return err
 			}
 			if err := cfg.Validate(); err != nil {
@@ -240,16 +228,21 @@ x = 1..M-1, and solves f_a(x_a) = interval * f_l(x_l), x_a + x_l <= M (002 §V-D
 	return cmd
 }
 
-// checkCommon validates the flags the subcommands share.
-func checkCommon(procs, depth, actors int) error {
-	if err := checkProcs(procs); err != nil {
-		return err
-	}
-	switch {
-	case depth < 1 || depth > 4096:
-		return usagef("--depth %d is not allowed: D must be 1..4096", depth)
-	case actors < 1 || actors > runtime.MaxActors:
-		return usagef("--actors %d is not allowed: it must be 1..%d", actors, runtime.MaxActors)
+// refuseZero refuses a flag of names that the user set to 0. The bench
+// configurations read a zero field as "the default", and the flags show
+// that default (--depth 1): a 0 typed on the command line would run the
+// default without a word. Any other value is the configuration's
+// Validate's to check, which names it and the accepted range.
+func refuseZero(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		switch v := f.Value.String(); v {
+		case "0", "0s":
+			return usagef("--%s %s is out of range: it must be > 0 (the default is %s)", name, v, f.DefValue)
+		}
 	}
 	return nil
 }

@@ -103,19 +103,32 @@ func TestBenchOffPolicyRefusesUpFront(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"learn", "--procs", tooMany, "--steps", "300", "--seeds", "1"}, []string{"--procs " + tooMany, "1.." + strconv.Itoa(bench.MaxProcs())}},
+		{[]string{"learn", "--procs", tooMany, "--steps", "300", "--seeds", "1"}, []string{tooMany + " procs", "1.." + strconv.Itoa(bench.MaxProcs())}},
 		{[]string{"learn", "--env", "Nope"}, []string{`"Nope"`, "CartPole-v1"}},
 		{[]string{"learn", "--algo", "dqn", "--env", "Pendulum-v1"}, []string{"Pendulum-v1 has continuous actions", "ddpg, td3"}},
-		{[]string{"learn", "--learning-starts", "-1"}, []string{"learning starts -1", ">= 0"}},
+		{[]string{"learn", "--learning-starts", "-1"}, []string{"learning starts -1", "0.."}},
 		{[]string{"learn", "--steps", "-1"}, []string{"-1 total steps", "1.."}},
-		{[]string{"learn", "--window", "-1"}, []string{"window -1", ">= 1"}},
-		{append([]string{"learn", "--threshold", "NaN"}, short...), []string{"--threshold NaN", "a finite number"}},
-		{append([]string{"learn", "--threshold", "-Inf"}, short...), []string{"--threshold -Inf", "a finite number"}},
+		{[]string{"learn", "--window", "-1"}, []string{"window -1", "1.."}},
+		{append([]string{"learn", "--threshold", "NaN"}, short...), []string{"threshold NaN", "a finite number"}},
+		{append([]string{"learn", "--threshold", "-Inf"}, short...), []string{"threshold -Inf", "a finite number"}},
 		{[]string{"relaxed", "--steps", "-1"}, []string{"-1 total steps"}},
-		{[]string{"split", "--interval", "Inf", "--cores", "2", "--duration", "1ms"}, []string{"--interval +Inf", "finite and > 0"}},
-		{[]string{"split", "--interval", "NaN", "--cores", "2", "--duration", "1ms"}, []string{"--interval NaN"}},
+		{[]string{"split", "--interval", "Inf", "--cores", "2", "--duration", "1ms"}, []string{"interval +Inf", "finite and > 0"}},
+		{[]string{"split", "--interval", "NaN", "--cores", "2", "--duration", "1ms"}, []string{"interval NaN"}},
 		{[]string{"spo", "--learners", "3", "--grad-steps", "5"}, []string{"3 learners", "divide the batch 1024"}},
 		{[]string{"spo", "--batch", "1", "--learners", "2", "--grad-steps", "5"}, []string{"2 learners", "divide the batch 1"}},
+		// The runtime's bounds: these ran, or measured, and then exit 1
+		// with an empty report.
+		{[]string{"learn", "--window", "2000000"}, []string{"return window 2000000", "1..1048576"}},
+		{[]string{"learn", "--learning-starts", "2199023255552"}, []string{"learning starts 2199023255552", "0..1099511627776"}},
+		{[]string{"learn", "--depth", "5000"}, []string{"depth D = 5000", "1..4096"}},
+		{[]string{"relaxed", "--depths", "1,5000"}, []string{"depth D = 5000", "1..4096"}},
+		{[]string{"split", "--batch", "20000000", "--cores", "2", "--duration", "1ms"}, []string{"batch 20000000", "1..16777216"}},
+		{[]string{"split", "--cores", "1000", "--duration", "1ms"}, []string{"1000 cores", "2..257"}},
+		{[]string{"spo", "--batch", "20000000", "--learners", "1", "--grad-steps", "5"}, []string{"batch size 20000000", "1..16777216"}},
+		{[]string{"spo", "--depth", "5000", "--grad-steps", "5"}, []string{"depth D = 5000", "1..4096"}},
+		// A 0 the flags would read as "the default".
+		{[]string{"learn", "--depth", "0"}, []string{"--depth 0", "> 0"}},
+		{[]string{"split", "--duration", "0s"}, []string{"--duration 0s", "> 0"}},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"bench", "offpolicy"}, tt.args...), &stdout, &stderr)

@@ -18,8 +18,8 @@ import (
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/internal/atomicfile"
 	"github.com/rlxdev/rlx/presets"
-	"github.com/rlxdev/rlx/report"
 )
 
 // comparisonMarker opens every generated comparison page; the currency
@@ -197,7 +197,7 @@ func runCompare(ctx context.Context, opt compareOptions, stdout, stderr io.Write
 	}
 	claims.elapsed = time.Since(t0)
 	page := comparisonMarkdown(secs, len(exps), opt, claims)
-	if err := report.WriteFile(filepath.Dir(doc), filepath.Base(doc), []byte(page)); err != nil {
+	if err := atomicfile.Write(doc, []byte(page), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "compared %d of %d experiments with the papers; wrote %s (each experiment's results under %s)\n", len(secs), len(exps), doc, opt.out)

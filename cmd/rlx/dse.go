@@ -25,36 +25,18 @@ const claimsSchema = "rlx.dse.claims/v1"
 
 // loadPlatform is engine.LoadPlatform for --devices; a bad file or name is
 // a usage error: it is the user's input. So is a platform the mapping
-// exploration cannot use: it maps onto a CPU, a GPU and an FPGA joined by
-// PCIe, and a platform of one device (heppo-zcu106, for sizing HEPPO's GAE
-// in the heppo experiment) would only fail later.
+// exploration cannot use (dse.CheckPlatform): a platform of one device
+// (heppo-zcu106, for sizing HEPPO's GAE in the heppo experiment) would
+// only fail later.
 func loadPlatform(path string) (*hw.Platform, error) {
 	p, err := engine.LoadPlatform(path)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if err := checkMappable(p); err != nil {
+	if err := dse.CheckPlatform(p); err != nil {
 		return nil, usageError{fmt.Errorf("--devices %s: %w", path, err)}
 	}
 	return p, nil
-}
-
-// checkMappable returns an error naming what p lacks for rlx dse.
-func checkMappable(p *hw.Platform) error {
-	var missing []string
-	for _, d := range []struct {
-		name string
-		has  bool
-	}{{"cpu", p.CPU != nil}, {"gpu", p.GPU != nil}, {"fpga", p.FPGA != nil}, {"link", p.Link != nil}} {
-		if !d.has {
-			missing = append(missing, d.name)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	return fmt.Errorf("platform %q has no %s: rlx dse maps onto a cpu, a gpu and an fpga joined by a link, "+
-		"so it needs all four (the table-iv platform has them)", p.Name, strings.Join(missing, ", "))
 }
 
 // dseDefaultBatch is rlx dse's batch when --batch is not given: 256, the
@@ -62,38 +44,31 @@ func checkMappable(p *hw.Platform) error {
 const dseDefaultBatch = 256
 
 // tableIIIEnv resolves --env: a 000 Table III environment by its name, in
-// any case, or by the id a run gives the environment that stands in for
-// it (CartPole-v1, Hopper-workload, Pong-workload: the id's name before
-// its first "-"). rlx dse explores Table III's learners only, so the ids
-// of other environments are refused, saying where their runs' own
-// explorations are shown.
+// any case, or by the id of the run environment that stands in for it
+// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). rlx
+// dse explores Table III's learners only, so the ids of other
+// environments are refused, saying where their runs' own explorations
+// are shown.
 func tableIIIEnv(name string) (dse.Env, error) {
 	if e, err := dse.FindEnv(name); err == nil {
 		return e, nil
 	}
-	var aliases []string
-	for _, id := range engine.Environments() {
-		family, _, _ := strings.Cut(id, "-")
-		e, err := dse.FindEnv(family)
-		if err != nil {
-			continue
-		}
-		if strings.EqualFold(id, name) {
-			return e, nil
-		}
-		aliases = append(aliases, id)
-	}
+	standIns := engine.TableIIIStandIns()
 	names := make([]string, len(dse.Environments))
 	for i, e := range dse.Environments {
 		names[i] = e.Name
 	}
-	accepted := strings.Join(names, ", ") + " or a run's " + strings.Join(aliases, ", ")
+	accepted := strings.Join(names, ", ") + " or a run's " + strings.Join(standIns, ", ")
 	for _, id := range engine.Environments() {
-		if strings.EqualFold(id, name) {
-			return dse.Env{}, fmt.Errorf("--env %s: 000 Table III, whose learners rlx dse explores, has no %s: use %s; "+
-				"a run of %s explores its own workload in the explorer's mapping pane and in run.json (rlx --batch --set env=%s)",
-				name, id, accepted, id, id)
+		if !strings.EqualFold(id, name) {
+			continue
 		}
+		if tableName, ok := engine.TableIIIEnv(id); ok {
+			return dse.FindEnv(tableName)
+		}
+		return dse.Env{}, fmt.Errorf("--env %s: 000 Table III, whose learners rlx dse explores, has no %s: use %s; "+
+			"a run of %s explores its own workload in the explorer's mapping pane and in run.json (rlx --batch --set env=%s)",
+			name, id, accepted, id, id)
 	}
 	return dse.Env{}, fmt.Errorf("--env %q is not known: use %s", name, accepted)
 }

@@ -38,7 +38,7 @@ func runSensitivity(ctx context.Context, out, stderr io.Writer, devices string, 
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkMappable(pl); err != nil {
+	if err := dse.CheckPlatform(pl); err != nil {
 		return usageError{fmt.Errorf("--devices %s: %w", devices, err)}
 	}
 	p := newProgress(stderr)

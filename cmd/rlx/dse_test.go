@@ -156,7 +156,7 @@ func TestDSEPlatformWithoutDevices(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), append([]string{"dse"}, tt.args...), &stdout, &stderr)
-		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || !strings.Contains(stderr.String(), "needs all four") {
+		if code != exitUsage || !strings.Contains(stderr.String(), tt.want) || !strings.Contains(stderr.String(), "needs a cpu, a gpu, an fpga and a link") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 with %q", tt.args, code, stderr.String(), tt.want)
 		}
 	}

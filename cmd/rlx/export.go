@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/report"
 	"github.com/rlxdev/rlx/tui"
 )
 
@@ -18,11 +18,8 @@ import (
 // to end so that the user can export its results at any time (tui.Exporter).
 type liveRun struct {
 	*engine.Run
-	rec    recording
+	rec    report.Recorder
 	outDir string // exports go into a new directory in it
-	// recorded is closed when the run has ended and its last snapshot is
-	// recorded.
-	recorded chan struct{}
 }
 
 var _ interface {
@@ -39,27 +36,26 @@ func startEngine(outDir string) tui.Starter {
 		if err != nil {
 			return nil, err
 		}
-		l := &liveRun{Run: r, outDir: outDir, recorded: make(chan struct{})}
+		l := &liveRun{Run: r, outDir: outDir}
 		go l.record()
 		return l, nil
 	}
 }
 
 // record adds the run's latest snapshot to its recording at the batch
-// mode's rate until the run ends, then its last one. It reads Latest, not
+// mode's rate (report.RecordTick) until the run ends; an export adds the
+// snapshot it describes itself (report.Write). It reads Latest, not
 // Events, which the explorer reads: the rows are samples of counters and
 // rates that only grow or move smoothly, so a snapshot between two reads
 // loses nothing the next one does not carry.
 func (l *liveRun) record() {
-	defer close(l.recorded)
-	tick := time.NewTicker(recordingTick)
+	tick := time.NewTicker(report.RecordTick)
 	defer tick.Stop()
 	for {
 		select {
 		case <-tick.C:
-			l.rec.add(l.Latest())
+			l.rec.Add(l.Latest())
 		case <-l.Done():
-			l.rec.add(l.Latest())
 			return
 		}
 	}
@@ -81,15 +77,16 @@ func (l *liveRun) Export() (string, []string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	files, err := l.rec.write(dir, l.Latest())
+	files, err := report.Write(dir, l.Latest(), &l.rec)
 	return dir, files, err
 }
 
 // newExportDir creates and returns a new directory in parent (created if
 // needed) for an export of the run called name at time at:
 // <name>-YYYYMMDD-HHMMSS, with -2, -3, ... added when an export of the
-// same second holds that name. name is reduced to letters, digits and
-// ".-_": it comes from a user's preset.
+// same second holds that name. name is reduced to a slug, as a step's
+// directory is (lower-case words joined by dashes, at most 40 characters,
+// "run" when nothing is left): it comes from a user's preset.
 func newExportDir(parent, name string, at time.Time) (string, error) {
 	if parent == "" {
 		return "", fmt.Errorf("the output directory is empty: give one with --out")
@@ -97,7 +94,7 @@ func newExportDir(parent, name string, at time.Time) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("output directory %s cannot be created: %v", parent, err)
 	}
-	base := fileSafe(name) + "-" + at.Format("20060102-150405")
+	base := slug(name, "run") + "-" + at.Format("20060102-150405")
 	const tries = 1000 // exports in one second, far beyond what a key can ask for
 	for i := 1; i <= tries; i++ {
 		dir := filepath.Join(parent, base)
@@ -115,21 +112,4 @@ func newExportDir(parent, name string, at time.Time) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%d exports of %s in one second already in %s", tries, base, parent)
-}
-
-// fileSafe keeps the letters, digits, '.', '-' and '_' of name and turns
-// every other rune into '-', so that it names one file anywhere; an empty
-// or all-dots result is "run".
-func fileSafe(name string) string {
-	s := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			return r
-		}
-		return '-'
-	}, name)
-	if strings.Trim(s, ".") == "" {
-		return "run"
-	}
-	return s
 }

@@ -15,6 +15,20 @@ import (
 	"github.com/rlxdev/rlx/tui"
 )
 
+// testPreset returns the embedded preset called name.
+func testPreset(t *testing.T, name string) engine.Preset {
+	t.Helper()
+	set, err := engine.LoadPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := set.Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // readMetrics parses dir/metrics.csv and returns its rows, header first.
 func readMetrics(t *testing.T, dir string) [][]string {
 	t.Helper()
@@ -39,11 +53,7 @@ func readMetrics(t *testing.T, dir string) [][]string {
 // last snapshot. Run with -race, it checks that exporting and recording
 // share nothing unguarded.
 func TestExportLiveAndEnded(t *testing.T) {
-	p, err := engine.FindPreset("cartpole-dqn-per")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := p.Run
+	cfg := testPreset(t, "cartpole-dqn-per").Run
 	cfg.Steps, cfg.Duration = 0, 30*time.Second // stopped by the test long before
 	out := filepath.Join(t.TempDir(), "results")
 	lr, err := startEngine(out)(context.Background(), cfg)
@@ -51,16 +61,14 @@ func TestExportLiveAndEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := lr.(*liveRun)
-	defer func() { l.Stop(); <-l.recorded }()
+	defer func() { l.Stop(); <-l.Done() }()
 	ex, ok := lr.(tui.Exporter)
 	if !ok {
 		t.Fatal("the explorer's run is no tui.Exporter")
 	}
 	// Wait for some rows: the recorder reads the run four times a second.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		l.rec.mu.Lock()
-		rows := l.rec.rows
-		l.rec.mu.Unlock()
+		rows := l.rec.Len()
 		if rows >= 3 {
 			break
 		}
@@ -102,7 +110,7 @@ func TestExportLiveAndEnded(t *testing.T) {
 	}
 
 	l.Stop()
-	<-l.recorded
+	<-l.Done()
 	dir, _, err := ex.Export()
 	if err != nil {
 		t.Fatal(err)
@@ -113,62 +121,6 @@ func TestExportLiveAndEnded(t *testing.T) {
 	if run.State != "stopped" || rows[len(rows)-1][0] != strconv.FormatUint(final.Seq, 10) {
 		t.Errorf("after the end: run.json state %q, last metrics row seq %s; want stopped and the last snapshot's %d",
 			run.State, rows[len(rows)-1][0], final.Seq)
-	}
-}
-
-// TestExportRecordingIsBounded feeds a recording a day of snapshots at the
-// engine's 10 Hz: it keeps its first recordingRows rows whole, then thins,
-// about 10,000 rows in all, the last within the spacing of the end; a
-// pause is kept wherever it falls.
-func TestExportRecordingIsBounded(t *testing.T) {
-	const every = 100 * time.Millisecond
-	var r recording
-	var seq uint64
-	snap := func(host time.Duration, st engine.State) *engine.Snapshot {
-		seq++
-		return &engine.Snapshot{Seq: seq, State: st, HostElapsed: host}
-	}
-	for host := time.Duration(0); host < recordingRows*every; host += every {
-		r.add(snap(host, engine.Running))
-	}
-	if r.rows != recordingRows {
-		t.Fatalf("%d rows of the first %d snapshots", r.rows, recordingRows)
-	}
-	day := 24 * time.Hour
-	for host := recordingRows * every; host < day; host += every {
-		st := engine.Running
-		if host == day/2 {
-			st = engine.Paused
-		}
-		r.add(snap(host, st))
-		if st == engine.Paused && r.seq != seq {
-			t.Errorf("the paused snapshot at %v was not kept", host)
-		}
-	}
-	if r.rows > 10*recordingRows {
-		t.Errorf("%d rows after a day, want at most %d", r.rows, 10*recordingRows)
-	}
-	if gap := day - r.host; gap > r.every+every {
-		t.Errorf("the last row is %v before the end, more than the spacing %v", gap, r.every)
-	}
-	// Older or repeated snapshots add nothing.
-	rows := r.rows
-	r.add(&engine.Snapshot{Seq: r.seq, State: engine.Stopped, HostElapsed: day})
-	r.add(&engine.Snapshot{Seq: 1, State: engine.Stopped, HostElapsed: day})
-	r.add(nil)
-	if r.rows != rows {
-		t.Errorf("%d rows after adding old snapshots, want %d", r.rows, rows)
-	}
-	// The snapshot a report describes is its last row, however close to
-	// the row before.
-	dir := t.TempDir()
-	last := snap(r.host+time.Millisecond, engine.Running)
-	if _, err := r.write(dir, last); err != nil {
-		t.Fatal(err)
-	}
-	if m := readMetrics(t, dir); m[len(m)-1][0] != strconv.FormatUint(last.Seq, 10) || len(m) != rows+2 {
-		t.Errorf("metrics.csv: %d rows, the last of seq %s; want %d rows, the last of the reported snapshot's %d",
-			len(m)-1, m[len(m)-1][0], rows+1, last.Seq)
 	}
 }
 
@@ -188,12 +140,17 @@ func TestExportDir(t *testing.T) {
 			t.Errorf("%s is not in %s", dir, parent)
 		}
 	}
-	want := []string{"..-my-run---20260304-050607", "..-my-run---20260304-050607-2", "..-my-run---20260304-050607-3"}
+	want := []string{"my-run-20260304-050607", "my-run-20260304-050607-2", "my-run-20260304-050607-3"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("directories %q, want %q", got, want)
 	}
 	if dir, err := newExportDir(parent, "..", at); err != nil || filepath.Base(dir) != "run-20260304-050607" {
 		t.Errorf("name \"..\": %q, %v", dir, err)
+	}
+	// A long name is cut, as a step's directory is.
+	if dir, err := newExportDir(parent, strings.Repeat("walkthrough ", 20), at); err != nil ||
+		len(filepath.Base(dir)) > 40+len("-20260304-050607") || !strings.HasPrefix(filepath.Base(dir), "walkthrough-walkthrough-") {
+		t.Errorf("a long name: %q, %v", dir, err)
 	}
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rlxdev/rlx/hw"
 	"github.com/spf13/cobra"
+
+	"github.com/rlxdev/rlx/hw"
 )
 
 // JSON schemas of `rlx hw` (docs/models.md).
@@ -73,12 +74,14 @@ type intFlag struct {
 }
 
 // The ranges of rlx hw's flags are those of hw.CheckSystolic and
-// hw.SimulateGAE, checked here first so that an error names the flag the
-// user typed rather than the model's letter for it (003 Eq. 5 calls --n
-// "a"). TestHWFlagRangesAreTheModels holds them equal to the models'.
+// hw.SimulateGAE, from the limits hw exports, checked here first so that
+// an error names the flag the user typed rather than the model's letter
+// for it (003 Eq. 5 calls --n "a"). TestHWFlagRangesAreTheModels checks
+// that each flag has its own argument's limits.
 var (
-	systolicFlags = []intFlag{{"m", 1, 1 << 22}, {"k", 1, 1 << 22}, {"n", 1, 1 << 22}, {"p", 1, 1024}}
-	gaeFlags      = []intFlag{{"t", 1, 1 << 24}, {"n", 1, 1 << 20}, {"pes", 1, 1 << 16}, {"lookahead", 1, 64}, {"loop-latency", 1, 64}}
+	systolicFlags = []intFlag{{"m", 1, hw.MaxGEMMDim}, {"k", 1, hw.MaxGEMMDim}, {"n", 1, hw.MaxGEMMDim}, {"p", 1, hw.MaxArrayEdge}}
+	gaeFlags      = []intFlag{{"t", 1, hw.MaxGAELength}, {"n", 1, hw.MaxGAETrajectories}, {"pes", 1, hw.MaxGAEPEs},
+		{"lookahead", 1, hw.MaxGAELookahead}, {"loop-latency", 1, hw.MaxGAELoopLatency}}
 )
 
 // checkIntFlags returns a usage error naming the first of flags whose

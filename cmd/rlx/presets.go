@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -65,10 +66,12 @@ preset or device platform to stdout, to copy and edit:
 				return err
 			}
 			// Only a platform with a CPU, a GPU and an FPGA joined by PCIe
-			// takes a run or rlx dse; the others serve an experiment.
+			// takes an off-policy run or rlx dse (dse.CheckPlatform); PPO
+			// needs a CPU (engine.CheckConfigPlatform), which the embedded
+			// single-device platform lacks too: it serves an experiment.
 			var mappable, partial []string
 			for _, name := range presets.DeviceNames() {
-				if p, err := engine.LoadPlatform(name); err == nil && checkMappable(p) == nil {
+				if p, err := engine.LoadPlatform(name); err == nil && dse.CheckPlatform(p) == nil {
 					mappable = append(mappable, name)
 				} else {
 					partial = append(partial, name)
@@ -143,20 +146,6 @@ func loadPresets(flagDirs []string, stderr io.Writer) (engine.PresetSet, error) 
 	}
 	warnSkipped(stderr, set.Skipped, nil)
 	return set, nil
-}
-
-// findPreset returns the preset called name from presetSearchDirs(flagDirs)
-// and writes a warning line on stderr for each file skipped, except the
-// one whose error is the answer: that one is reported once, as the
-// command's error.
-func findPreset(name string, flagDirs []string, stderr io.Writer) (engine.Preset, error) {
-	set, err := engine.LoadPresets(presetSearchDirs(flagDirs)...)
-	if err != nil {
-		return engine.Preset{}, err
-	}
-	p, err := set.Find(name)
-	warnSkipped(stderr, set.Skipped, err)
-	return p, err
 }
 
 // warnSkipped writes a warning for each skipped file but the one that is

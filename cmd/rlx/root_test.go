@@ -228,3 +228,26 @@ func TestBuildRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildVersion: a module version names the commit already (a
+// pseudo-version since Go 1.24, "+dirty" for a dirty tree), so the line
+// names it once; only a "(devel)" build adds the revision.
+func TestBuildVersion(t *testing.T) {
+	const commit = "fde1c84a01b2c3d4e5f60718293a4b5c6d7e8f90"
+	vcs := []debug.BuildSetting{{Key: "vcs.revision", Value: commit}, {Key: "vcs.modified", Value: "true"}}
+	for _, tt := range []struct {
+		main     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"v0.0.0-20260301120000-fde1c84a01b2+dirty", vcs, "v0.0.0-20260301120000-fde1c84a01b2+dirty"},
+		{"v1.2.0", vcs, "v1.2.0"},
+		{"(devel)", vcs, "(devel) fde1c84a01b2+modified"},
+		{"", vcs, "(devel) fde1c84a01b2+modified"},
+		{"(devel)", nil, "(devel) revision unknown"},
+	} {
+		if got := strings.Join(buildVersion(tt.main, tt.settings), " "); got != tt.want {
+			t.Errorf("buildVersion(%q, %v) = %q, want %q", tt.main, tt.settings, got, tt.want)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/internal/atomicfile"
 	"github.com/rlxdev/rlx/internal/machine"
 	"github.com/rlxdev/rlx/internal/units"
 	"github.com/rlxdev/rlx/report"
@@ -51,7 +52,10 @@ type stepSummary struct {
 // narrative speaks of: the prediction, the whole-run averages and the
 // steady state. The whole-run average includes the start, before the
 // platform is warm, so a narrative's "the sim rate reaching 173" is the
-// steady state's figure, not the average's.
+// steady state's figure, not the average's. It is a convenience of
+// steps.json (docs/batch.md): each figure repeats one of the step's
+// run.json, picked by the run's unit, so that a reader need not know
+// which of gps and ips applies.
 type runRate struct {
 	Unit      string  `json:"unit"`      // "GPS" off-policy, "IPS" PPO
 	Predicted float64 `json:"predicted"` // the exploration's, for the mapping that ran
@@ -64,12 +68,6 @@ type runRate struct {
 	SimLastQuarter float64 `json:"sim_last_quarter"`
 	HostWholeRun   float64 `json:"host_whole_run"`
 }
-
-// Labels of runRate's figures, the same wherever they are printed.
-const (
-	labelWholeRun    = "whole run"
-	labelLastQuarter = "last quarter (steady state)"
-)
 
 // reportData is an experiment's comparison in steps.json.
 type reportData struct {
@@ -106,7 +104,7 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	for i, st := range p.Steps {
 		cfg := override(cfgs[i+1])
 		cfg.Name = p.Name
-		dir := fmt.Sprintf("%02d-%s", i+1, slug(st.Title))
+		dir := fmt.Sprintf("%02d-%s", i+1, slug(st.Title, "step"))
 		if err := os.MkdirAll(filepath.Join(opt.out, dir), 0o755); err != nil {
 			return nil, fmt.Errorf("step %d: %v", i+1, err)
 		}
@@ -148,7 +146,7 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	}
 
 	readme := stepsMarkdown(p, sum, rep)
-	if err := report.WriteFile(opt.out, "README.md", []byte(readme)); err != nil {
+	if err := atomicfile.Write(filepath.Join(opt.out, "README.md"), []byte(readme), 0o644); err != nil {
 		return rep, err
 	}
 	sum.Files = append(sum.Files, "README.md", "steps.json")
@@ -156,7 +154,7 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	if err != nil {
 		return rep, err
 	}
-	if err := report.WriteFile(opt.out, "steps.json", append(data, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(opt.out, "steps.json"), append(data, '\n'), 0o644); err != nil {
 		return rep, err
 	}
 	if opt.asJSON {
@@ -172,39 +170,13 @@ func runStepsReport(ctx context.Context, p engine.Preset, override func(engine.C
 	return rep, nil
 }
 
-// checkPlatforms loads the device platform of each configuration cfgs of
-// preset p runs (cfgs[0] its run, cfgs[i+1] its step i, with the command
-// line's changes), once per platform, and returns the first that does not
-// load. Checked before anything runs: a missing devices file in step 2
-// let step 1 run its whole budget before the walkthrough failed, without
-// its summary. A preset file's own platforms were checked with their
-// line and column when it was loaded; this catches the rest, such as a
-// host platform whose calibration was saved broken.
-func checkPlatforms(p engine.Preset, cfgs []engine.Config) error {
-	seen := map[string]bool{}
-	for i, c := range cfgs {
-		if seen[c.Devices] {
-			continue
-		}
-		seen[c.Devices] = true
-		err := engine.CheckPlatform(c.Devices)
-		switch {
-		case err == nil:
-		case i == 0 || i > len(p.Steps):
-			return err
-		default:
-			return fmt.Errorf("step %d (%s): %w", i, p.Steps[i-1].Title, err)
-		}
-	}
-	return nil
-}
-
 // knownReport reports whether package experiment builds report name.
 func knownReport(name string) bool { return slices.Contains(experiment.Names(), name) }
 
-// slug turns a step title into a directory name: lower case, words joined
-// by dashes, at most 40 characters.
-func slug(title string) string {
+// slug turns a title into a directory name: lower case, words joined by
+// dashes, at most 40 characters; fallback when title has no letter or
+// digit (a-z, 0-9).
+func slug(title, fallback string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(title) {
@@ -223,7 +195,7 @@ func slug(title string) string {
 		}
 	}
 	if b.Len() == 0 {
-		return "step"
+		return fallback
 	}
 	return b.String()
 }
@@ -257,7 +229,7 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 
 	if len(sum.Steps) > 0 {
 		fmt.Fprintf(&b, "| step | configuration | mapping | predicted | sim, %s | sim, %s | host, %s | busiest unit | return (mean of 100) |\n",
-			labelWholeRun, labelLastQuarter, labelWholeRun)
+			report.LabelWholeRun, report.LabelLastQuarter, report.LabelWholeRun)
 		b.WriteString("|---|---|---|---:|---:|---:|---:|---|---:|\n")
 		for _, s := range sum.Steps {
 			r := s.Run
@@ -274,7 +246,7 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 				s.Index, s.Title, s.Dir, configLine(r.Config), r.Mapping.Chosen,
 				units.SI(rate.Predicted), rate.Unit, units.SI(rate.SimWholeRun), units.SI(rate.SimLastQuarter), units.SI(rate.HostWholeRun), busiest, ret)
 		}
-		b.WriteString("\n" + rateNote + " Each step's run.json and metrics.csv have the details.\n\n")
+		b.WriteString("\n" + report.RatesNote + " Each step's run.json and metrics.csv have the details.\n\n")
 	}
 
 	for i, st := range p.Steps {
@@ -296,8 +268,8 @@ func stepsMarkdown(p engine.Preset, sum stepsSummary, rep *experiment.Report) st
 		fmt.Fprintf(&b, "**Measured** (%s, %s env steps in %s of host time, %s simulated): mapping %s (requested %s), predicted %s %s; simulated %s %s over the %s, %s %s over the %s; host %s %s over the %s.",
 			r.State, units.Count(r.Final.EnvSteps), units.Seconds(r.Final.HostElapsedS), units.Seconds(r.Final.SimElapsedS),
 			r.Mapping.Chosen, r.Mapping.Requested, units.SI(rate.Predicted), rate.Unit,
-			units.SI(rate.SimLastQuarter), rate.Unit, labelLastQuarter, units.SI(rate.SimWholeRun), rate.Unit, labelWholeRun,
-			units.SI(rate.HostWholeRun), rate.Unit, labelWholeRun)
+			units.SI(rate.SimLastQuarter), rate.Unit, report.LabelLastQuarter, units.SI(rate.SimWholeRun), rate.Unit, report.LabelWholeRun,
+			units.SI(rate.HostWholeRun), rate.Unit, report.LabelWholeRun)
 		if u := r.Summary.Busiest; u != nil {
 			fmt.Fprintf(&b, " Busiest simulated unit: %s %s, %s busy.", u.Device, u.Stage, units.Percent(u.Utilization, 0))
 		}
@@ -344,17 +316,13 @@ func configLine(c engine.Config) string {
 // hostLine names the machine the steps ran on.
 func hostLine() string { return machine.Current().String() }
 
-// rateNote says what the rates of a summary are.
-const rateNote = "*" + labelWholeRun + "* is the average over the whole run, its start included; *" + labelLastQuarter +
-	"* is the simulated rate over the last quarter of the run's simulated time, the warm rate the prediction is for."
-
 // writeStepsSummary prints a table of the steps, a line each, and where
 // the report is. The columns line up whatever the number of steps and the
 // length of the titles.
 func writeStepsSummary(w io.Writer, p engine.Preset, sum stepsSummary, dir string) {
 	fmt.Fprintf(w, "%s (%s): %d of %d steps\n", p.Name, p.Kind, len(sum.Steps), len(p.Steps))
 	if len(sum.Steps) > 0 {
-		heads := []string{"predicted", "sim, " + labelWholeRun, "sim, " + labelLastQuarter, "host, " + labelWholeRun}
+		heads := []string{"predicted", "sim, " + report.LabelWholeRun, "sim, " + report.LabelLastQuarter, "host, " + report.LabelWholeRun}
 		numW, titleW, mapW := 1, 0, len("mapping")
 		for _, s := range sum.Steps {
 			numW = max(numW, len(strconv.Itoa(s.Index)))

@@ -41,18 +41,57 @@ func readSteps(t *testing.T, dir string) stepsSummary {
 	}
 	for _, s := range sum.Steps {
 		readRun(t, filepath.Join(dir, s.Dir))
+		checkStepRate(t, dir, s)
 	}
 	return sum
+}
+
+// checkStepRate checks that a step's rate in steps.json, a convenience,
+// repeats the figures the step's own run.json on disk gives under the
+// names runRate's documentation cites (docs/batch.md), read here by those
+// names, not through report.Run.
+func checkStepRate(t *testing.T, dir string, s stepSummary) {
+	t.Helper()
+	var disk struct {
+		Config struct {
+			Algo string `json:"algo"`
+		} `json:"config"`
+		Mapping struct {
+			PredictedGPS float64 `json:"predicted_gps"`
+			PredictedIPS float64 `json:"predicted_ips"`
+		} `json:"mapping"`
+		Summary struct {
+			Sim       map[string]float64 `json:"sim"`
+			SimRecent map[string]float64 `json:"sim_recent"`
+			Host      map[string]float64 `json:"host"`
+		} `json:"summary"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, s.Dir, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &disk); err != nil {
+		t.Fatalf("%s/run.json: %v", s.Dir, err)
+	}
+	unit, key, predicted := "GPS", "gps", disk.Mapping.PredictedGPS
+	if disk.Config.Algo == "ppo" {
+		unit, key, predicted = "IPS", "ips", disk.Mapping.PredictedIPS
+	}
+	d := disk.Summary
+	if r := s.Rate; r.Unit != unit || r.Predicted != predicted || r.SimWholeRun != d.Sim[key] || r.SimLastQuarter != d.SimRecent[key] || r.HostWholeRun != d.Host[key] {
+		t.Errorf("step %d: steps.json's rate %+v; its run.json: algo %s, predicted %v, summary sim %v, sim_recent %v, host %v",
+			s.Index, r, disk.Config.Algo, predicted, d.Sim, d.SimRecent, d.Host)
+	}
 }
 
 func TestWalkthroughHeadless(t *testing.T) {
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--batch", "--preset", "why-kary", "--steps", "400", "--out", dir}, &stdout, &stderr)
+	code := run(context.Background(), []string{"--batch", "--preset", "why-kary", "--steps", "11000", "--out", dir}, &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	p, _ := engine.FindPreset("why-kary")
+	p := testPreset(t, "why-kary")
 	sum := readSteps(t, dir)
 	if len(sum.Steps) != len(p.Steps) || sum.Partial || sum.Kind != engine.KindWalkthrough || sum.Report != nil {
 		t.Fatalf("steps.json %+v", sum)
@@ -65,11 +104,17 @@ func TestWalkthroughHeadless(t *testing.T) {
 		if !strings.HasPrefix(s.Dir, "0") {
 			t.Errorf("step dir %q", s.Dir)
 		}
-		// steps.json's rate holds the run's figures, each named.
+		// steps.json's rate holds the run's figures, each named (and
+		// readSteps found them in the step's run.json on disk).
 		sm := s.Run.Summary
 		if r := s.Rate; r.Unit != "GPS" || r.SimWholeRun != sm.Sim.GPS || r.SimLastQuarter != sm.SimRecent.GPS || r.HostWholeRun != sm.Host.GPS ||
 			r.Predicted != s.Run.Mapping.PredictedGPS || r.Predicted <= 0 {
 			t.Errorf("step %d: rate %+v; run summary sim %+v, sim_recent %+v, host %+v", i+1, r, sm.Sim, sm.SimRecent, sm.Host)
+		}
+		// Figures, not zeros: 11,000 steps pass DQN's 10,000 before
+		// learning starts.
+		if r := s.Rate; r.SimWholeRun <= 0 || r.SimLastQuarter <= 0 || r.HostWholeRun <= 0 {
+			t.Errorf("step %d: rate %+v, want every figure above 0", i+1, r)
 		}
 	}
 	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))

@@ -117,8 +117,8 @@ func readSeedTables(seedTables []byte) (*papers.Tables, error) {
 // claimsOn is Claims on parsed tables, also returning the run whose Table
 // V explorations the claims made (Sensitivity reads the mappings from it).
 func claimsOn(p *hw.Platform, tables *papers.Tables) ([]Claim, *claimRun, error) {
-	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
-		return nil, nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the claims of 000 and 003", p.Name)
+	if err := CheckPlatform(p); err != nil {
+		return nil, nil, fmt.Errorf("the claims of 000 and 003: %w", err)
 	}
 	c := &claimRun{p: p, tables: tables}
 	var out []Claim

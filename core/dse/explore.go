@@ -2,6 +2,7 @@ package dse
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rlxdev/rlx/hw"
 )
@@ -39,12 +40,35 @@ func Speedup(a, b float64) float64 {
 	return a / b
 }
 
+// CheckPlatform returns an error naming what p lacks for the mapping
+// exploration, or nil: Algorithm 3 (000 §VI-B) chooses among a CPU, a GPU
+// and an FPGA joined by PCIe, so every exploration (Explore, Claims) and
+// every off-policy run, which is placed by one, needs all four. A
+// platform of one device (heppo-zcu106, which sizes HEPPO's GAE) has no
+// mapping to choose.
+func CheckPlatform(p *hw.Platform) error {
+	var missing []string
+	for _, d := range []struct {
+		name string
+		has  bool
+	}{{"cpu", p.CPU != nil}, {"gpu", p.GPU != nil}, {"fpga", p.FPGA != nil}, {"link", p.Link != nil}} {
+		if !d.has {
+			missing = append(missing, d.name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("platform %q has no %s: the mapping exploration (000 §VI) needs a cpu, a gpu, an fpga and a link "+
+		"(the table-iv platform has them)", p.Name, strings.Join(missing, ", "))
+}
+
 // Explore runs the whole exploration for w on p: the FPGA architecture,
 // the performance table, Algorithm 3 and the evaluation of every
-// learner-RMM mapping.
+// learner-RMM mapping. p must hold what CheckPlatform asks.
 func Explore(p *hw.Platform, w *hw.Workload) (*Result, error) {
-	if p.CPU == nil || p.GPU == nil || p.FPGA == nil || p.Link == nil {
-		return nil, fmt.Errorf("platform %q needs a cpu, a gpu, an fpga and a link for the mapping exploration", p.Name)
+	if err := CheckPlatform(p); err != nil {
+		return nil, err
 	}
 	if err := w.Validate(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package dse
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlxdev/rlx/hw"
@@ -77,4 +78,37 @@ func ppoNets(t testing.TB) map[string][]hw.Layer {
 		nets[name] = cfg.Layers
 	}
 	return nets
+}
+
+// TestCheckPlatform: the one check of what the mapping exploration needs
+// names each missing device; Explore and Claims refuse with it.
+func TestCheckPlatform(t *testing.T) {
+	if err := CheckPlatform(tableIV(t)); err != nil {
+		t.Errorf("table-iv: %v", err)
+	}
+	noGPU := *tableIV(t)
+	noGPU.GPU = nil
+	heppo := platform(t, "heppo-zcu106")
+	for _, tt := range []struct {
+		p    *hw.Platform
+		want string
+	}{
+		{&noGPU, `platform "table-iv" has no gpu: the mapping exploration (000 §VI) needs a cpu, a gpu, an fpga and a link`},
+		{heppo, `platform "heppo-zcu106" has no cpu, gpu, link:`},
+	} {
+		err := CheckPlatform(tt.p)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("CheckPlatform(%s) = %v, want %q", tt.p.Name, err, tt.want)
+		}
+		w, werr := Workload(Environments[0], Environments[0].Algos[0], 256)
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		if _, xerr := Explore(tt.p, &w); xerr == nil || xerr.Error() != err.Error() {
+			t.Errorf("Explore on %s = %v, want %v", tt.p.Name, xerr, err)
+		}
+		if _, cerr := Claims(tt.p, presets.SeedTables()); cerr == nil || !strings.HasSuffix(cerr.Error(), err.Error()) {
+			t.Errorf("Claims on %s = %v, want %v", tt.p.Name, cerr, err)
+		}
+	}
 }

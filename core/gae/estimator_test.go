@@ -285,9 +285,9 @@ func TestOptionsErrors(t *testing.T) {
 		{Options{Clip: float32(math.Inf(1))}, "Clip = +Inf"},
 		// A clip whose quantizer step is not a normal float32 (L9).
 		{Options{Rewards: Stream{Scaling: RunningScaling, Bits: 8}, Values: Stream{Scaling: BlockScaling, Restore: true, Bits: 8}, Clip: 1e-45},
-			"Clip = 1e-45 is not allowed with Rewards.Bits = 8: Clip must be 0 (selects 4) or 1.4987553e-36..3.4028235e+38"},
-		{Options{Values: Stream{Bits: 16}, Clip: 1e-35}, "Clip = 1e-35 is not allowed with Values.Bits = 16: Clip must be 0 (selects 4) or 3.851801e-34.."},
-		{Options{Rewards: Stream{Bits: 1}, Clip: 3e38}, "Clip = 3e+38 is not allowed with Rewards.Bits = 1: Clip must be 0 (selects 4) or 1.1754944e-38..1.7014117e+38"},
+			"Rewards.Bits = 8 needs Clip 0 (selects 4) or a clip its quantizer takes: gae: parameter out of range: clip = 1e-45 is not allowed with 8-bit codes: clip must be 1.4987553e-36..3.4028235e+38"},
+		{Options{Values: Stream{Bits: 16}, Clip: 1e-35}, "Values.Bits = 16 needs Clip 0 (selects 4) or a clip its quantizer takes: gae: parameter out of range: clip = 1e-35 is not allowed with 16-bit codes: clip must be 3.851801e-34.."},
+		{Options{Rewards: Stream{Bits: 1}, Clip: 3e38}, "Rewards.Bits = 1 needs Clip 0 (selects 4) or a clip its quantizer takes: gae: parameter out of range: clip = 3e+38 is not allowed with 1-bit codes: clip must be 1.1754944e-38..1.7014117e+38"},
 		{Options{Clip: 1e-45}, "Clip = 1e-45 is not allowed: Clip must be 0 (selects 4) or a normal float32, >= 1.1754944e-38"},
 	}
 	for _, tt := range tests {

@@ -158,15 +158,17 @@ func (o Options) Validate() error {
 		return nil
 	}
 	// A Clip so small that a quantizer's step underflows would make every
-	// stored code an end code (see NewQuantizer).
+	// stored code an end code: the quantizer the stream gets says which
+	// clips it takes.
 	for _, s := range [...]struct {
 		name string
 		bits int
 	}{{"Rewards", o.Rewards.Bits}, {"Values", o.Values.Bits}} {
-		if s.bits > 0 && !clipFits(s.bits, o.Clip) {
-			lo, hi := clipRange(s.bits)
-			return fmt.Errorf("%w: Clip = %v is not allowed with %s.Bits = %d: Clip must be 0 (selects %d) or %v..%v, so that the quantizer step is a normal float32",
-				ErrRange, o.Clip, s.name, s.bits, DefaultClip, lo, hi)
+		if s.bits == 0 {
+			continue
+		}
+		if _, err := NewQuantizer(s.bits, o.Clip); err != nil {
+			return fmt.Errorf("%s.Bits = %d needs Clip 0 (selects %d) or a clip its quantizer takes: %w", s.name, s.bits, DefaultClip, err)
 		}
 	}
 	// Unused without quantization, but a subnormal Clip is never meant.

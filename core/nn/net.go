@@ -300,17 +300,6 @@ func (n *Net) Reserve(batch int) {
 	}
 }
 
-// FloatsPerSample returns the float32 values Reserve holds for each sample
-// of a batch (ActivationFloats of its sizes). It is what a caller sizing a
-// batch to a memory budget needs.
-func (n *Net) FloatsPerSample() int {
-	outs := make([]int, len(n.layers))
-	for i, l := range n.layers {
-		outs[i] = l.shape().Out.Size()
-	}
-	return ActivationFloats(n.in.Size(), outs...)
-}
-
 // ActivationFloats returns the float32 values per sample of a batch that a
 // Net whose input holds in values and whose layers output outs values
 // each keeps for training: every layer's output, the two gradient buffers

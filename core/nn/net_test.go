@@ -162,17 +162,18 @@ func TestCheckHidden(t *testing.T) {
 	}
 }
 
-// FloatsPerSample is what Reserve holds per sample of a batch: a caller
-// sizing its batches to a memory budget relies on it.
-func TestFloatsPerSample(t *testing.T) {
+// ActivationFloats is what Reserve holds per sample of a batch: a caller
+// sizing its batches to a memory budget (ppo's chunks) relies on it.
+func TestActivationFloatsIsWhatReserveHolds(t *testing.T) {
 	n, err := NewMLP([]int{4, 64, 32, 2}, Tanh, Identity)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Outputs 64 + 32 + 2, two gradient buffers of the widest layer (64),
 	// one bias one.
-	if got, want := n.FloatsPerSample(), 64+32+2+2*64+1; got != want {
-		t.Fatalf("FloatsPerSample = %d, want %d", got, want)
+	perSample := ActivationFloats(4, 64, 32, 2)
+	if want := 64 + 32 + 2 + 2*64 + 1; perSample != want {
+		t.Fatalf("ActivationFloats = %d, want %d", perSample, want)
 	}
 	const batch = 100
 	n.Reserve(batch)
@@ -183,7 +184,7 @@ func TestFloatsPerSample(t *testing.T) {
 	for _, g := range n.g {
 		held += cap(g)
 	}
-	if held != batch*n.FloatsPerSample() {
-		t.Errorf("Reserve(%d) holds %d floats, FloatsPerSample says %d per sample", batch, held, n.FloatsPerSample())
+	if held != batch*perSample {
+		t.Errorf("Reserve(%d) holds %d floats, ActivationFloats says %d per sample", batch, held, perSample)
 	}
 }

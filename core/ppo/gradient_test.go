@@ -133,17 +133,41 @@ func TestMinibatchChunks(t *testing.T) {
 	var st IterStats
 	freshRollout(t, tr, &st)
 	before := append([]float32(nil), tr.actor.Params()...)
+	beforeCritic := append([]float32(nil), tr.critic.Params()...)
 	// update checks the context before each minibatch, minibatch between
-	// its chunks: a context cancelled now stops it after the first.
+	// its chunks: a context cancelled after the first chunk, from the
+	// observer that hears of it, stops it there.
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
+	obs := &cancelOnChunk{cancel: cancel}
+	tr.SetObserver(obs)
 	tr.chunk = 100
 	if _, _, err := tr.minibatch(ctx, &st, tr.perm[:tr.mb], time.Now()); err != context.Canceled {
-		t.Fatalf("minibatch with a cancelled context: %v, want context.Canceled", err)
+		t.Fatalf("minibatch cancelled after its first chunk: %v, want context.Canceled", err)
+	}
+	if len(obs.chunks) != 1 || obs.chunks[0] != [2]int{100, tr.mb} {
+		t.Errorf("observed chunks %v, want one: [100 %d]", obs.chunks, tr.mb)
 	}
 	if !slices.Equal(before, tr.actor.Params()) {
 		t.Error("a cancelled minibatch changed the actor")
 	}
+	if !slices.Equal(beforeCritic, tr.critic.Params()) {
+		t.Error("a cancelled minibatch changed the critic")
+	}
+}
+
+// cancelOnChunk cancels a context when it hears of the first chunk of a
+// minibatch, and records every chunk it hears of.
+type cancelOnChunk struct {
+	cancel context.CancelFunc
+	chunks [][2]int
+}
+
+func (o *cancelOnChunk) Observe(Event) {}
+
+func (o *cancelOnChunk) ObserveChunk(done, total int) {
+	o.chunks = append(o.chunks, [2]int{done, total})
+	o.cancel()
 }
 
 func TestChunkSize(t *testing.T) {

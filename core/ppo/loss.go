@@ -181,28 +181,23 @@ func NormalizeAdvantages(dst, adv []float32) {
 // indices, and normalizes it a chunk at a time.
 func advantageScale(adv []float32, idx []int) (mean, inv float64) {
 	n := len(adv)
-	var sum, ss float64
-	if idx == nil {
-		for _, a := range adv {
-			sum += float64(a)
-		}
-	} else {
+	if idx != nil {
 		n = len(idx)
-		for _, k := range idx {
-			sum += float64(adv[k])
+	}
+	at := func(i int) float64 {
+		if idx != nil {
+			i = idx[i]
 		}
+		return float64(adv[i])
+	}
+	var sum, ss float64
+	for i := range n {
+		sum += at(i)
 	}
 	mean = sum / float64(n)
-	if idx == nil {
-		for _, a := range adv {
-			d := float64(a) - mean
-			ss += d * d
-		}
-	} else {
-		for _, k := range idx {
-			d := float64(adv[k]) - mean
-			ss += d * d
-		}
+	for i := range n {
+		d := at(i) - mean
+		ss += d * d
 	}
 	std := 0.0
 	if n > 1 {

@@ -108,17 +108,12 @@ func trainerNets(sizes []int, mb int) (params, floats, chunk int) {
 func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now time.Time) (time.Time, float64, error) {
 	m, ad := len(idx), tr.actDim
 	// The advantages are normalized over the whole minibatch (CleanRL's
-	// norm_adv). A minibatch of one chunk is gathered and normalized in
-	// place; a larger one is scaled a chunk at a time, by the minibatch's
-	// mean and deviation taken through its indices.
-	whole := m <= tr.chunk
+	// norm_adv): by its mean and deviation, taken through its indices
+	// (advantageScale), a chunk at a time as each is gathered. For a
+	// minibatch of one chunk this is NormalizeAdvantages on the gathered
+	// copy, bit for bit: the same sums in the same order.
 	var advMean, advInv float64
-	if whole {
-		tr.gather(idx)
-		if tr.cfg.NormAdv {
-			NormalizeAdvantages(tr.mbAdv[:m], tr.mbAdv[:m])
-		}
-	} else if tr.cfg.NormAdv {
+	if tr.cfg.NormAdv {
 		advMean, advInv = advantageScale(tr.adv, idx)
 	}
 	vclip := 0.0
@@ -153,12 +148,10 @@ func (tr *Trainer) minibatch(ctx context.Context, st *IterStats, idx []int, now 
 		}
 		k := min(m, lo+tr.chunk) - lo
 		adv := tr.mbAdv[:k]
-		if !whole {
-			tr.gather(idx[lo : lo+k])
-			if tr.cfg.NormAdv {
-				for j, a := range adv {
-					adv[j] = float32((float64(a) - advMean) * advInv)
-				}
+		tr.gather(idx[lo : lo+k])
+		if tr.cfg.NormAdv {
+			for j, a := range adv {
+				adv[j] = float32((float64(a) - advMean) * advInv)
 			}
 		}
 		obs, out, dOut := tr.mbObs[:k*tr.obsDim], tr.mbOut[:k*ad], tr.mbDOut[:k*ad]

@@ -107,13 +107,24 @@ const MaxBytes = 1 << 40
 // the writer flag, the claim and the min/max tree.
 func (c Config) Bytes() float64 {
 	n := float64(c.Capacity)
-	row := 4*(2*float64(c.ObsDim)+float64(c.ActDim)+1) + 2
+	row := RowBytes(c.ObsDim, c.ActDim)
 	fanout := float64(c.Fanout)
 	if fanout == 0 {
 		fanout = DefaultFanout
 	}
 	perSlot := 8 + 16/(fanout-1) + 8 + 4 + 1 + 8 + 16*(1+1.0/(extremaFanout-1))
 	return n * (row + perSlot)
+}
+
+// RowBytes returns the bytes one transition takes in a buffer's storage:
+// the observation and the next one (obsDim float32 each), the action
+// (actDim float32), the reward (a float32) and the terminated and
+// truncated flags (a byte each). Bytes counts Capacity of them; a caller
+// sizing its own copies of sampled rows counts by it too. It is a float64,
+// as Bytes is, so that dimensions Config's validation has yet to refuse
+// cannot overflow it.
+func RowBytes(obsDim, actDim int) float64 {
+	return 4*(2*float64(obsDim)+float64(actDim)+1) + 2
 }
 
 // Anneal is a linear schedule, from Start at step 0 to End at step Steps and

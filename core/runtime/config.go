@@ -161,6 +161,14 @@ type Config struct {
 	Observer Observer
 }
 
+// Check returns the error New would return for c's fields that do not
+// depend on the agent (every field but the replay buffer's, whose
+// dimensions come from the agent), naming the first bad value and the
+// accepted range, or nil. It builds nothing: a caller that assembles a
+// Config from its own options (bench) checks them with it before any
+// work starts, against the same bounds the run enforces.
+func (c Config) Check() error { return c.validate() }
+
 // validate checks the fields that do not depend on the agent and fills
 // defaults. It returns an error naming the first bad value and the accepted
 // range.

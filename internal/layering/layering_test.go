@@ -61,7 +61,8 @@ func isUI(path string) bool {
 // states its place in the layers when it is added. The layers, bottom up:
 // internal helpers and presets; hw; core (numeric kernels, replay,
 // runtime, learners; core/dse explores hw); sim (the simulated platform
-// clock); engine, bench and calibrate; report, experiment and tui; cmd.
+// clock); engine, bench and calibrate; report, experiment (which uses
+// report's labels) and tui; cmd.
 var mayImport = map[string][]string{
 	"internal/yamldoc":  nil,
 	"internal/baseline": nil,
@@ -84,13 +85,17 @@ var mayImport = map[string][]string{
 	"core/dse":          {"hw", "internal/papers"},
 	"core/agents":       {"core/env", "core/nn", "core/runtime", "core/dqn", "core/ddpg", "hw"},
 	"sim":               {"hw", "core/dse"},
-	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc", "internal/machine", "internal/units"},
+	"engine":            {"core/*", "hw", "sim", "presets", "internal/yamldoc", "internal/machine", "internal/units", "internal/atomicfile"},
 	"bench":             {"core/*", "internal/baseline", "internal/machine"},
 	"calibrate":         {"core/*", "hw", "presets", "internal/machine"},
-	"report":            {"engine", "internal/machine", "internal/units"},
-	"experiment":        {"engine", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
+	"report":            {"engine", "internal/atomicfile", "internal/machine", "internal/units"},
+	"experiment":        {"engine", "report", "bench", "core/*", "hw", "presets", "internal/machine", "internal/papers", "internal/units"},
 	"tui":               {"engine", "internal/units"},
-	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "calibrate", "sim", "core/*", "hw", "presets", "internal/machine", "internal/units"},
+	"cmd/rlx":           {"tui", "engine", "report", "experiment", "bench", "calibrate", "sim", "core/*", "hw", "presets", "internal/atomicfile", "internal/machine", "internal/units"},
+
+	// Writes a file whole or not at all (temp file and rename); imports
+	// nothing of the module.
+	"internal/atomicfile": nil,
 }
 
 // allowed reports whether pkg may import imp (both module-relative).

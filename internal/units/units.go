@@ -25,17 +25,9 @@ func SI(v float64) string {
 		return Dash
 	}
 	neg := v < 0
-	a := math.Abs(v)
-	suffix := ""
-	for _, s := range []string{"k", "M", "G", "T"} {
-		// 999.5 and up would round to 1000: print it as 1.00 of the next
-		// suffix instead.
-		if a < 999.5 {
-			break
-		}
-		a /= 1000
-		suffix = s
-	}
+	// 999.5 and up would round to 1000: print it as 1.00 of the next
+	// suffix instead.
+	a, suffix := siScale(math.Abs(v), 999.5)
 	var out string
 	switch {
 	case a >= 999.5:
@@ -56,6 +48,43 @@ func SI(v float64) string {
 		out = "-" + out
 	}
 	return out + suffix
+}
+
+// SIShort formats v with at most digits significant digits (digits >= 1)
+// and an SI suffix, trailing zeros dropped: 0, 0.25, 500, 50k, 1.2M,
+// 1.235M. It is SI's short form for a plot's tick labels, which share
+// their axis's scale and need no fixed width: SI prints 50.0k and 1.20M.
+// From 1000T on it counts T (5000T); NaN and ±Inf print as Dash.
+func SIShort(v float64, digits int) string {
+	if !Finite(v) {
+		return Dash
+	}
+	if v == 0 {
+		return "0"
+	}
+	// Round first, so that 999.99999 reads 1k, not 1000.
+	mag := math.Pow(10, math.Floor(math.Log10(math.Abs(v)))-float64(digits-1))
+	v = math.Round(v/mag) * mag
+	a, suffix := siScale(math.Abs(v), 1000)
+	out := strconv.FormatFloat(a, 'g', digits, 64) + suffix
+	if v < 0 {
+		out = "-" + out
+	}
+	return out
+}
+
+// siScale divides a (>= 0) by 1000 while it is at least limit, up to T,
+// and returns it with the SI suffix of the divisions.
+func siScale(a, limit float64) (float64, string) {
+	suffix := ""
+	for _, s := range []string{"k", "M", "G", "T"} {
+		if a < limit {
+			break
+		}
+		a /= 1000
+		suffix = s
+	}
+	return a, suffix
 }
 
 // Count formats an integer count: every digit below ten thousand (512,

@@ -33,6 +33,20 @@ func TestSI(t *testing.T) {
 	})
 }
 
+func TestSIShort(t *testing.T) {
+	four := func(v float64) string { return SIShort(v, 4) }
+	check(t, "SIShort(4)", four, []formatCase[float64]{
+		{0, "0"}, {0.25, "0.25"}, {0.30000000000000004, "0.3"}, {2.5, "2.5"}, {500, "500"},
+		{999.9, "999.9"}, {999.9999999, "1k"}, {50000, "50k"}, {1.2e6, "1.2M"}, {2.25e9, "2.25G"},
+		{-40000, "-40k"}, {1234567, "1.235M"}, {4.2e12, "4.2T"}, {5e15, "5000T"},
+		{math.NaN(), "–"}, {math.Inf(1), "–"},
+	})
+	two := func(v float64) string { return SIShort(v, 2) }
+	check(t, "SIShort(2)", two, []formatCase[float64]{
+		{1234567, "1.2M"}, {999, "1k"}, {0.125, "0.13"}, {-12345, "-12k"},
+	})
+}
+
 func TestCount(t *testing.T) {
 	check(t, "Count", Count, []formatCase[int64]{
 		{0, "0"}, {512, "512"}, {9999, "9999"}, {-9999, "-9999"}, {10_000, "10.0k"},

@@ -28,6 +28,8 @@ const MaxFileSize = 1 << 20
 //     it was opened: a file that grows is cut off at the limit and
 //     refused.
 //
+// A byte order mark at the start is dropped here, once, as Decode and the
+// position helpers drop it: the bytes returned are the ones they read.
 // The errors name the file and, for one too large, its size and the
 // limit. A missing file's error wraps fs.ErrNotExist.
 func ReadFile(path string) ([]byte, error) {
@@ -61,7 +63,7 @@ func ReadFile(path string) ([]byte, error) {
 	if len(data) > MaxFileSize {
 		return nil, fmt.Errorf("%s is larger than the %d bytes (1 MiB) a YAML file may hold: it grew while it was read", path, MaxFileSize)
 	}
-	return data, nil
+	return TrimBOM(data), nil
 }
 
 // readable returns why the file at path, described by info, is not one

@@ -96,6 +96,6 @@ var bom = []byte("\ufeff")
 // TrimBOM returns data without a leading UTF-8 byte order mark. The YAML
 // decoder reads one as part of the first key ("\ufeffbatch" is then an
 // unknown field), and a user cannot see it in an editor: it is dropped
-// rather than reported. Callers that look up positions in data themselves
-// trim it as Decode does, so that the positions agree.
+// rather than reported. ReadFile, Decode and the position helpers
+// (Position, FieldMessage) trim it, so that their positions agree.
 func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
