@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -20,9 +21,9 @@ func TestDeviceChoices(t *testing.T) {
 
 	// host as rlx calibrate writes it, another of yours, and one that an
 	// embedded platform shadows.
-	writePlatform(t, filepath.Join(dir, HostDevices+".yaml"), HostDevices)
-	writePlatform(t, filepath.Join(dir, "lab.yaml"), "lab")
-	writePlatform(t, filepath.Join(dir, DefaultDevices+".yaml"), DefaultDevices)
+	testenv.PlatformCopy(t, filepath.Join(dir, HostDevices+".yaml"), HostDevices)
+	testenv.PlatformCopy(t, filepath.Join(dir, "lab.yaml"), "lab")
+	testenv.PlatformCopy(t, filepath.Join(dir, DefaultDevices+".yaml"), DefaultDevices)
 	want = append(want, DeviceChoice{Name: HostDevices, Yours: true}, DeviceChoice{Name: "lab", Yours: true})
 	got := DeviceChoices()
 	if !slices.Equal(got, want) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
 )
@@ -86,10 +87,7 @@ func rejected(t *testing.T, err error) bool {
 func FuzzPresetsDir(f *testing.F) {
 	// No platforms of yours and no host platform: the same answers on
 	// every machine.
-	cfg := f.TempDir()
-	f.Setenv("XDG_CONFIG_HOME", cfg)
-	f.Setenv("AppData", cfg)
-	f.Setenv("HOME", cfg)
+	testenv.UserConfig(f)
 	embedded, err := LoadPresets()
 	if err != nil {
 		f.Fatal(err)

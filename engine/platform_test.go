@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,7 +11,7 @@ import (
 	"github.com/rlxdev/rlx/core/dse"
 	"github.com/rlxdev/rlx/core/nn"
 	"github.com/rlxdev/rlx/hw"
-	"github.com/rlxdev/rlx/presets"
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/sim"
 )
 
@@ -93,32 +92,12 @@ func TestPlace(t *testing.T) {
 // system's configuration directory does not follow the variables set.
 func userDevices(t *testing.T) string {
 	t.Helper()
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg) // Linux and the BSDs
-	t.Setenv("AppData", cfg)         // Windows
-	t.Setenv("HOME", cfg)            // macOS: ~/Library/Application Support
+	testenv.UserConfig(t)
 	dir := UserDevicesDir()
-	if !strings.HasPrefix(dir, cfg) {
-		t.Skipf("the user configuration directory is %s here, not under %s", dir, cfg)
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// writePlatform writes file with table-iv's YAML renamed to name, as
-// rlx calibrate or a user saving a copy would.
-func writePlatform(t *testing.T, file, name string) {
-	t.Helper()
-	data, err := presets.Device("table-iv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = bytes.Replace(data, []byte("name: table-iv"), []byte("name: "+name), 1)
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // platformName is the name of the platform LoadPlatform returned, or its
@@ -133,7 +112,7 @@ func platformName(p *hw.Platform, err error) string {
 func TestUserPlatformHost(t *testing.T) {
 	dir := userDevices(t)
 	file := filepath.Join(dir, "host.yaml")
-	writePlatform(t, file, "host")
+	testenv.PlatformCopy(t, file, "host")
 	if got := platformName(LoadPlatform("host")); got != "host" {
 		t.Errorf("--devices host loaded %s, want host", got)
 	}
@@ -148,9 +127,9 @@ func TestUserPlatformNames(t *testing.T) {
 	if got := UserDeviceNames(); got != nil {
 		t.Errorf("UserDeviceNames() of an empty directory = %q, want nil", got)
 	}
-	writePlatform(t, filepath.Join(dir, "lab.yaml"), "lab")
-	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
-	writePlatform(t, filepath.Join(dir, "notes.txt"), "notes")
+	testenv.PlatformCopy(t, filepath.Join(dir, "lab.yaml"), "lab")
+	testenv.PlatformCopy(t, filepath.Join(dir, "host.yaml"), "host")
+	testenv.PlatformCopy(t, filepath.Join(dir, "notes.txt"), "notes")
 	if err := os.Mkdir(filepath.Join(dir, "old.yaml"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +157,8 @@ func TestUserPlatformHostMissing(t *testing.T) {
 
 func TestUnknownPlatformListsEmbeddedAndUser(t *testing.T) {
 	dir := userDevices(t)
-	writePlatform(t, filepath.Join(dir, "lab.yaml"), "lab")
-	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
+	testenv.PlatformCopy(t, filepath.Join(dir, "lab.yaml"), "lab")
+	testenv.PlatformCopy(t, filepath.Join(dir, "host.yaml"), "host")
 	_, err := LoadPlatform("nope")
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Field != "devices" {
@@ -194,7 +173,7 @@ func TestUnknownPlatformListsEmbeddedAndUser(t *testing.T) {
 
 func TestEmbeddedPlatformShadowsUserPlatform(t *testing.T) {
 	dir := userDevices(t)
-	writePlatform(t, filepath.Join(dir, "table-iv.yaml"), "mine")
+	testenv.PlatformCopy(t, filepath.Join(dir, "table-iv.yaml"), "mine")
 	name, _, err := PlatformFile("table-iv")
 	if err != nil || name != "table-iv" {
 		t.Errorf("PlatformFile(table-iv) = %q, %v; want the embedded table-iv", name, err)
@@ -206,7 +185,7 @@ func TestEmbeddedPlatformShadowsUserPlatform(t *testing.T) {
 
 func TestPlatformPathBesideUserPlatforms(t *testing.T) {
 	dir := userDevices(t)
-	writePlatform(t, filepath.Join(dir, "host.yaml"), "host")
+	testenv.PlatformCopy(t, filepath.Join(dir, "host.yaml"), "host")
 	other := t.TempDir()
 	for _, tc := range []struct{ file, name string }{
 		{"host", "elsewhere-bare"},      // a separator in the path: a file, not your host
@@ -214,7 +193,7 @@ func TestPlatformPathBesideUserPlatforms(t *testing.T) {
 		{"sub.yml", "elsewhere-yml"},    // and with the short suffix
 	} {
 		path := filepath.Join(other, tc.file)
-		writePlatform(t, path, tc.name)
+		testenv.PlatformCopy(t, path, tc.name)
 		if got := platformName(LoadPlatform(path)); got != tc.name {
 			t.Errorf("--devices %s loaded %s; want the file's platform %s", path, got, tc.name)
 		}

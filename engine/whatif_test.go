@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlxdev/rlx/internal/testenv"
 )
 
 // TestPredictIsTheRunsMapping starts runs and requires Predict to give,
@@ -213,9 +215,7 @@ func TestPlatformDraft(t *testing.T) {
 // TestDraftSavePath saves in the user's devices directory, where
 // --devices NAME finds it by name.
 func TestDraftSavePath(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("HOME", home)
+	testenv.UserConfig(t)
 	d, err := DraftPlatform("")
 	if err != nil {
 		t.Fatal(err)

@@ -13,16 +13,15 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/testenv"
 )
 
-// userDevicesIn makes a fresh directory the user configuration directory,
+// userDevicesIn gives the test a user configuration directory of its own,
 // so that edited platforms are saved there, and returns where they go.
 func userDevicesIn(t *testing.T) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("HOME", home)
-	return filepath.Join(home, "rlx", "devices")
+	testenv.UserConfig(t)
+	return engine.UserDevicesDir()
 }
 
 // TestDevicesEditor edits the running platform in the mapping pane: the

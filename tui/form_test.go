@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/testenv"
 )
 
 // toField focuses the config form and moves its cursor, up or down, to
@@ -206,38 +205,15 @@ func TestFormApplyStaysInView(t *testing.T) {
 	}
 }
 
-// userPlatforms points the user configuration directory at a fresh one
+// userPlatforms gives the test a user configuration directory of its own
 // holding host.yaml (table-iv renamed, as rlx calibrate would write a
-// platform) and returns the directory; it skips where the configuration
-// directory does not follow the variables set.
+// platform) and returns the devices directory.
 func userPlatforms(t *testing.T) string {
 	t.Helper()
-	cfg := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", cfg) // Linux and the BSDs
-	t.Setenv("AppData", cfg)         // Windows
-	t.Setenv("HOME", cfg)            // macOS
+	testenv.UserConfig(t)
 	dir := engine.UserDevicesDir()
-	if !strings.HasPrefix(dir, cfg) {
-		t.Skipf("the user configuration directory is %s here, not under %s", dir, cfg)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	writePlatformCopy(t, filepath.Join(dir, engine.HostDevices+".yaml"), engine.HostDevices)
+	testenv.PlatformCopy(t, filepath.Join(dir, engine.HostDevices+".yaml"), engine.HostDevices)
 	return dir
-}
-
-// writePlatformCopy writes table-iv's YAML renamed to name at file.
-func writePlatformCopy(t *testing.T, file, name string) {
-	t.Helper()
-	_, data, err := engine.PlatformFile(engine.DefaultDevices)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = bytes.Replace(data, []byte("name: "+engine.DefaultDevices), []byte("name: "+name), 1)
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // previewOf returns the platform preview cmd asks for, and whether it
@@ -303,7 +279,7 @@ func TestFormPlatformField(t *testing.T) {
 		t.Errorf("an empty path is not refused inline: %q\n%s", m.form.err, plain(m))
 	}
 	file := filepath.Join(t.TempDir(), "lab.yaml")
-	writePlatformCopy(t, file, "lab")
+	testenv.PlatformCopy(t, file, "lab")
 	toField(t, m, keyDevicesFile)
 	var last tea.Cmd
 	for i, r := range file {
@@ -319,7 +295,7 @@ func TestFormPlatformField(t *testing.T) {
 	}
 	// A path pasted whole replaces the one typed, and is previewed.
 	other := filepath.Join(t.TempDir(), "other.yaml")
-	writePlatformCopy(t, other, "other")
+	testenv.PlatformCopy(t, other, "other")
 	toField(t, m, keyDevices)
 	toField(t, m, keyDevicesFile)
 	if cfg, ok := previewOf(m.form.Paste(other + "\n")); !ok || cfg.Devices != other {
@@ -425,8 +401,7 @@ func TestGoldenFormPlatform(t *testing.T) {
 	for _, sz := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			// No platform of yours: the choices are the embedded ones.
-			t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-			t.Setenv("HOME", t.TempDir())
+			testenv.UserConfig(t)
 			m, st := newTestModel(t, hopperConfig(), sz.w, sz.h)
 			startRun(t, m, st)
 			toField(t, m, keyDevices)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -34,22 +35,6 @@ func TestMain(m *testing.M) {
 		select {}
 	}
 	os.Exit(m.Run())
-}
-
-// isolateUserConfig points the user configuration directory (presets,
-// platforms, the calibrated host) at a fresh temporary one and returns
-// it; it skips the test where os.UserConfigDir does not follow the
-// variables, so that no test writes into the real user's files.
-func isolateUserConfig(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", dir) // Linux and the BSDs
-	t.Setenv("AppData", dir)         // Windows
-	t.Setenv("HOME", dir)            // macOS: ~/Library/Application Support
-	if got := engine.UserDevicesDir(); !strings.HasPrefix(got, dir) {
-		t.Skipf("the user configuration directory is %s here, not under %s", got, dir)
-	}
-	return dir
 }
 
 func readRun(t *testing.T, dir string) report.Run {
@@ -262,7 +247,7 @@ func TestNotATerminal(t *testing.T) {
 }
 
 func TestPresetsCommand(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	if err := os.MkdirAll(engine.UserDevicesDir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +311,7 @@ func (l *lockedBuffer) String() string {
 // TestUserPresetsDir reads presets from rlx/presets under the user
 // configuration directory, and --presets replaces one of the same name.
 func TestUserPresetsDir(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	mine := userPresetsDir()
 	if err := os.MkdirAll(mine, 0o755); err != nil {
 		t.Fatal(err)

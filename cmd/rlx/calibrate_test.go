@@ -14,6 +14,7 @@ import (
 	"github.com/rlxdev/rlx/calibrate"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -25,7 +26,7 @@ func TestCalibrateQuick(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("times real kernels for seconds")
 	}
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	out, err := execute(t, newCalibrateCmd(), "--quick", "--json")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestCalibrateQuick(t *testing.T) {
 // platform, a file named host here, or a host.yaml already there (even one
 // that does not load), and nothing is measured or written.
 func TestEnsureHostPlatformLeavesWhatIsThere(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	var stderr strings.Builder
 	if err := ensureHostPlatform(context.Background(), []engine.Config{{Devices: "table-iv"}, {}}, &stderr); err != nil || stderr.Len() > 0 {
 		t.Errorf("no host configuration: %v, %q", err, stderr.String())

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -15,7 +16,7 @@ import (
 // whose step 2 set devices: heppo-zcu106 (an FPGA alone) ran step 1's
 // whole budget, then failed in the mapping exploration.
 func TestPlatformAlgorithmRefusedFirst(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	table, err := presets.Device("table-iv")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlxdev/rlx/engine"
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -82,7 +83,7 @@ func writeFile(t *testing.T, dir, name string, data []byte) string {
 // without end or accepted silently are each one line and exit 2, before
 // anything runs or any output directory is made.
 func TestUserFileUsageErrors(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	dir := t.TempDir()
 	big := writeFile(t, dir, "big.yaml", append([]byte("env: CartPole-v1\n# "), bytes.Repeat([]byte("x"), 2<<20)...))
 	missingDevices := writeFile(t, dir, "md.yaml", []byte("env: CartPole-v1\ndevices: /nonexistent/dev.yaml\n"))
@@ -133,7 +134,7 @@ steps:
 // TestBrokenHostPlatformRefusedFirst: a host platform saved broken is
 // refused before the first step of a walkthrough on it runs.
 func TestBrokenHostPlatformRefusedFirst(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	if err := os.MkdirAll(engine.UserDevicesDir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestBrokenHostPlatformRefusedFirst(t *testing.T) {
 // escape sequences) is named in one warning line, the same on every run,
 // and every other preset still runs. It made every command exit 2.
 func TestBadUserPresetFiles(t *testing.T) {
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	dir := engine.UserDir("presets")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/experiment"
+	"github.com/rlxdev/rlx/internal/testenv"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -186,7 +187,7 @@ func TestEveryStepPresetRunsHeadless(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	isolateUserConfig(t)
+	testenv.UserConfig(t)
 	n, ran := 0, 0
 	for _, p := range all {
 		if p.Kind == engine.KindRun {
