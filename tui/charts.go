@@ -242,7 +242,8 @@ func (p *chartsPane) chart(spec chartSpec, w, h int) string {
 // statsLine is the true last, min and max of a series, with the
 // prediction's label when there is one, in w cells if it can: the unit
 // goes first (the title has it), then the label shortens, then min and
-// max become a range, then the line is cut.
+// max become a range, then the range goes (the axis shows it), then the
+// line is cut.
 func (p *chartsPane) statsLine(spec chartSpec, stats seriesStats, w int) string {
 	st := p.c.Styles
 	last, lo, hi := units.SI(stats.last), units.SI(stats.min), units.SI(stats.max)
@@ -254,6 +255,7 @@ func (p *chartsPane) statsLine(spec chartSpec, stats seriesStats, w int) string 
 		{full, spec.pred},
 		{full, short},
 		{"last " + last + " · " + lo + "–" + hi, short},
+		{"last " + last, short},
 	} {
 		text, pred = form[0], ""
 		if form[1] != "" {

@@ -175,3 +175,22 @@ func TestChartFillsItsHeight(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsLineFits: the line over a plot keeps the prediction's label and
+// fits its column down to the width of "last" and the label alone, so two
+// charts side by side never run into each other.
+func TestStatsLineFits(t *testing.T) {
+	p := newChartsPane(&common{Styles: NewStyles(true), Keys: DefaultKeyMap()})
+	spec := chartSpec{unit: "IPS", pred: "╌ predicted 58.7k"}
+	stats := seriesStats{n: 512, last: 48_000, min: 1210, max: 49_400}
+	least := len([]rune("last 48.0k · ╌ pred. 58.7k"))
+	for w := least; w <= 90; w++ {
+		out := ansi.Strip(p.statsLine(spec, stats, w))
+		if got := len([]rune(out)); got > w {
+			t.Fatalf("width %d: %q is %d cells", w, out, got)
+		}
+		if !strings.Contains(out, "pred") {
+			t.Fatalf("width %d: %q lost the prediction's label", w, out)
+		}
+	}
+}

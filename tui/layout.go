@@ -123,16 +123,23 @@ func computeLayout(w, h int, in layoutInput) layout {
 		l.panes[paneMapping] = rect{mainW, top + narrH + configH, sideW, bodyH - narrH - configH}
 	}
 
+	// The tree and the pipeline get at most the rows their contents use
+	// (the walk and its trace; a platform's rows); every further row of a
+	// tall terminal goes to the charts, the pane that gains from height.
+	// Each share is a max of non-decreasing terms, so no pane shrinks as
+	// the terminal grows.
 	if mainW >= splitMinMainW {
-		rowH := bodyH * 45 / 100
+		chartsH := max(bodyH*61/100, bodyH-24)
+		rowH := bodyH - chartsH
 		half := mainW / 2
 		l.panes[paneTree] = rect{0, top, half, rowH}
 		l.panes[panePipeline] = rect{half, top, mainW - half, rowH}
-		l.panes[paneCharts] = rect{0, top + rowH, mainW, bodyH - rowH}
+		l.panes[paneCharts] = rect{0, top + rowH, mainW, chartsH}
 		return l
 	}
-	treeH := bodyH * 35 / 100
-	pipeH := bodyH * 30 / 100
+	chartsH := max(bodyH*44/100, bodyH-26)
+	treeH := (bodyH - chartsH) * 4 / 7
+	pipeH := bodyH - chartsH - treeH
 	l.panes[paneTree] = rect{0, top, mainW, treeH}
 	l.panes[panePipeline] = rect{0, top + treeH, mainW, pipeH}
 	l.panes[paneCharts] = rect{0, top + treeH + pipeH, mainW, bodyH - treeH - pipeH}

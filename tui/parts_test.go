@@ -206,3 +206,28 @@ func TestPipelineDetailKeepsItsHeader(t *testing.T) {
 		t.Errorf("the detail rows carry the view's name:\n%s", out)
 	}
 }
+
+// TestChartsTakeTheHeight: the tree and the pipeline stop growing at the
+// rows their contents use, and every further row of a tall terminal goes to
+// the charts; at 120x40 the charts hold plots of six rows or more.
+func TestChartsTakeTheHeight(t *testing.T) {
+	for _, w := range []int{120, 125, 200, 260} {
+		prev := 0
+		for h := wideMinHeight; h <= 120; h++ {
+			in := layoutInput{headerH: headerHeight(w), focus: paneMapping, order: basePanes}
+			l := computeLayout(w, h, in)
+			charts := l.panes[paneCharts].H
+			if charts < prev {
+				t.Fatalf("%dx%d: the charts shrank from %d to %d rows", w, h, prev, charts)
+			}
+			prev = charts
+			if tree, pipe := l.panes[paneTree].H, l.panes[panePipeline].H; tree > 24 || pipe > 24 {
+				t.Fatalf("%dx%d: the tree has %d rows and the pipeline %d; their contents use at most 24", w, h, tree, pipe)
+			}
+		}
+	}
+	l := computeLayout(120, 40, layoutInput{headerH: headerHeight(120), focus: paneMapping, order: basePanes})
+	if got := l.panes[paneCharts].H; got < 16 {
+		t.Fatalf("120x40: the charts have %d rows, want 16 or more (two header rows, six plot rows, axis, legend, learning)", got)
+	}
+}

@@ -86,12 +86,35 @@ func (r *scriptedRun) SetMapping(m engine.Mapping) {
 	r.mu.Unlock()
 	s := r.publish(func(s *engine.Snapshot) {
 		s.Mapping.Requested = m.String()
+		from, before := s.Mapping.Chosen, s.Mapping.PredictedGPS
 		if !m.Auto() {
 			choose(&s.Mapping, m.String())
 		}
 		s.Counters.GradSteps += 10
+		if s.Mapping.Chosen != from {
+			s.History = switchedHistory(s.History, from, s.Mapping.Chosen, before, s.Mapping.PredictedGPS)
+			s.Sim.GPS *= s.Mapping.PredictedGPS / before
+			s.Sim.IPS *= s.Mapping.PredictedGPS / before
+		}
 	})
 	r.events <- engine.Event{Kind: engine.EventMappingChanged, Snapshot: s, Text: s.Mapping.Chosen}
+}
+
+// switchedHistory is h as the engine would have recorded it had the
+// mapping switched from one prediction to the other a quarter of the
+// history ago: a mark there, and the prediction and the simulated rate
+// moving with the mapping from then on. h's slices are not modified; the
+// snapshots that share them are published.
+func switchedHistory(h engine.History, from, to string, before, after float64) engine.History {
+	at := len(h.SimRate) * 3 / 4
+	h.SimRate = slices.Clone(h.SimRate)
+	h.Predicted = slices.Clone(h.Predicted)
+	for i := at; i < len(h.SimRate); i++ {
+		h.SimRate[i] *= after / before
+		h.Predicted[i] = after
+	}
+	h.Switches = append(slices.Clip(h.Switches), engine.MappingSwitch{SimTime: h.SimTime[at], HostTime: h.HostTime[at], From: from, To: to})
+	return h
 }
 
 // choose makes mapping name the running one as the engine does: its own
@@ -216,6 +239,11 @@ func snapshotFor(cfg engine.Config, seq uint64) *engine.Snapshot {
 		s.Mapping = cartPolePPOMapping(cfg.Mapping.String())
 	}
 	s.History = historyFor(rng, s.Learning.Meaningful, cfg.Algo.OnPolicy())
+	// The prediction line: the model's figure for the running mapping at
+	// every point, as the engine records it.
+	for range s.History.SimRate {
+		s.History.Predicted = append(s.History.Predicted, s.Mapping.PredictedGPS)
+	}
 	// The latest point of each series is the snapshot's own figure.
 	last := len(s.History.SimRate) - 1
 	if cfg.Algo.OnPolicy() {
@@ -441,8 +469,14 @@ func historyFor(rng *rand.Rand, meaningful, ppo bool) engine.History {
 		warm := 1 - math.Exp(-x/40)
 		h.HostTime = append(h.HostTime, 0.12*x)
 		h.SimTime = append(h.SimTime, 0.0063*x)
-		h.SimRate = append(h.SimRate, simRate*warm*(0.97+0.06*rng.Float64()))
-		h.HostRate = append(h.HostRate, hostRate*warm*(0.9+0.2*rng.Float64()))
+		sim, host := simRate*warm*(0.97+0.06*rng.Float64()), hostRate*warm*(0.9+0.2*rng.Float64())
+		if i == 0 {
+			// A run's first point has no window to divide by: the engine
+			// records NaN there, never 0.
+			sim, host = math.NaN(), math.NaN()
+		}
+		h.SimRate = append(h.SimRate, sim)
+		h.HostRate = append(h.HostRate, host)
 		h.Steps = append(h.Steps, 2400*x)
 		ret := math.NaN()
 		if i >= 20 {
