@@ -47,3 +47,17 @@ func algorithmFits(a Algorithm, env string, discrete bool) error {
 	}
 	return nil
 }
+
+// OffPolicyFor returns the off-policy algorithm that handles env's
+// actions, DQN for discrete ones and TD3 for continuous ones: the
+// algorithm rlx dse explores a run environment with when none is named.
+func OffPolicyFor(env string) (Algorithm, error) {
+	spec, err := envSpec(env)
+	if err != nil {
+		return "", err
+	}
+	if spec.Act.Discrete() {
+		return DQN, nil
+	}
+	return TD3, nil
+}

@@ -41,13 +41,3 @@ func TableIIIEnv(id string) (string, bool) {
 	}
 	return "", false
 }
-
-// TableIIIStandIns returns the ids of the run environments that stand in
-// for 000 Table III's, in Table III's order.
-func TableIIIStandIns() []string {
-	ids := make([]string, len(tableIII))
-	for i, e := range tableIII {
-		ids[i] = e.id
-	}
-	return ids
-}

@@ -131,6 +131,26 @@ type Util struct {
 	Utilization float64 `json:"utilization"`
 }
 
+// NewMapping is the run.json form of mapping view m of a run of algo: a
+// live run's, or one engine.Predict returns (rlx dse on a run's own
+// workload).
+func NewMapping(algo engine.Algorithm, m engine.MappingView) Mapping {
+	r := Mapping{
+		Requested: m.Requested, Chosen: m.Chosen,
+		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
+		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
+	}
+	if algo.OnPolicy() {
+		r.PredictedIPS = m.PredictedGPS
+	} else {
+		r.PredictedGPS = m.PredictedGPS
+	}
+	for _, t := range m.Table {
+		r.Table = append(r.Table, TableRow(t))
+	}
+	return r
+}
+
 // NewRun summarizes the final snapshot of a run.
 func NewRun(final *engine.Snapshot) Run {
 	s := final
@@ -144,20 +164,7 @@ func NewRun(final *engine.Snapshot) Run {
 			Episodes: s.Counters.Episodes, Samples: s.Counters.Samples, GAEElements: s.Counters.GAE,
 		},
 	}
-	m := s.Mapping
-	r.Mapping = Mapping{
-		Requested: m.Requested, Chosen: m.Chosen,
-		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
-		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
-	}
-	if s.Config.Algo.OnPolicy() {
-		r.Mapping.PredictedIPS = m.PredictedGPS
-	} else {
-		r.Mapping.PredictedGPS = m.PredictedGPS
-	}
-	for _, t := range m.Table {
-		r.Mapping.Table = append(r.Mapping.Table, TableRow(t))
-	}
+	r.Mapping = NewMapping(s.Config.Algo, s.Mapping)
 	host, sim := s.Averages()
 	r.Summary.Host, r.Summary.Sim = Rates(host), Rates(sim)
 	r.Summary.SimRecent = Rates(s.SimRecent)

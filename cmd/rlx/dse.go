@@ -45,32 +45,29 @@ const dseDefaultBatch = 256
 
 // tableIIIEnv resolves --env: a 000 Table III environment by its name, in
 // any case, or by the id of the run environment that stands in for it
-// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). rlx
-// dse explores Table III's learners only, so the ids of other
-// environments are refused, saying where their runs' own explorations
-// are shown.
-func tableIIIEnv(name string) (dse.Env, error) {
+// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). The
+// id of another run environment gives ok false and its id as runID: rlx
+// dse explores that run's own workload (exploreRunWorkload).
+func tableIIIEnv(name string) (e dse.Env, runID string, err error) {
 	if e, err := dse.FindEnv(name); err == nil {
-		return e, nil
+		return e, "", nil
 	}
-	standIns := engine.TableIIIStandIns()
-	names := make([]string, len(dse.Environments))
-	for i, e := range dse.Environments {
-		names[i] = e.Name
-	}
-	accepted := strings.Join(names, ", ") + " or a run's " + strings.Join(standIns, ", ")
 	for _, id := range engine.Environments() {
 		if !strings.EqualFold(id, name) {
 			continue
 		}
 		if tableName, ok := engine.TableIIIEnv(id); ok {
-			return dse.FindEnv(tableName)
+			e, err := dse.FindEnv(tableName)
+			return e, "", err
 		}
-		return dse.Env{}, fmt.Errorf("--env %s: 000 Table III, whose learners rlx dse explores, has no %s: use %s; "+
-			"a run of %s explores its own workload in the explorer's mapping pane and in run.json (rlx --batch --set env=%s)",
-			name, id, accepted, id, id)
+		return dse.Env{}, id, nil
 	}
-	return dse.Env{}, fmt.Errorf("--env %q is not known: use %s", name, accepted)
+	names := make([]string, len(dse.Environments))
+	for i, e := range dse.Environments {
+		names[i] = e.Name
+	}
+	return dse.Env{}, "", fmt.Errorf("--env %q is not known: use %s of 000 Table III, or a run's %s",
+		name, strings.Join(names, ", "), strings.Join(engine.Environments(), ", "))
 }
 
 func newDSECmd() *cobra.Command {
@@ -90,6 +87,9 @@ of every learner-RMM mapping, with the speedups of the chosen one.
 --env names a Table III environment (CartPole, Hopper, Pong) or the run id
 that stands in for it (CartPole-v1, Hopper-workload, Pong-workload);
 --batch defaults to 256, the one batch Table V measures for all three.
+Any other run environment (Pendulum-v1, Acrobot-v1, Humanoid-workload...)
+is explored on the run's own workload, as the explorer's mapping pane
+predicts it (JSON schema ` + dseRunSchema + `); --algo ppo explores a PPO run.
 --sweep runs the grid of 000 Table V. --claims lists every quantitative
 claim of seeds 000, 001 §5.1.4 and 003 that the models address, the
 paper's figure beside the model's, and counts those within a factor of 2.
@@ -100,6 +100,7 @@ Times are on the simulated platform (--devices, default: the embedded
 Table IV platform, the one the claims' notes describe).`,
 		Example: `  rlx dse --env Hopper
   rlx dse --env Hopper-workload --algo TD3 --batch 16384
+  rlx dse --env Pendulum-v1
   rlx dse --sweep --json
   rlx dse --claims
   rlx dse --sensitivity --json`,
@@ -152,7 +153,7 @@ Table IV platform, the one the claims' notes describe).`,
 				return printSweep(out, rs)
 			}
 			if env == "" {
-				return usagef("--env is required (CartPole, Hopper or Pong, or a run's CartPole-v1, Hopper-workload or Pong-workload), or use --sweep")
+				return usagef("--env is required (CartPole, Hopper or Pong, or a run's environment id: %s), or use --sweep", strings.Join(engine.Environments(), ", "))
 			}
 			// The models take batches a live run cannot train (its
 			// engine.MaxBatch bounds host memory): the exploration
@@ -161,9 +162,12 @@ Table IV platform, the one the claims' notes describe).`,
 				return usagef("--batch %d is out of range: it must be 1..%d (the models' limit; a live run, which trains for real, takes at most %d)",
 					batch, hw.MaxBatch, engine.MaxBatch)
 			}
-			e, err := tableIIIEnv(env)
+			e, runID, err := tableIIIEnv(env)
 			if err != nil {
 				return usageError{err}
+			}
+			if runID != "" {
+				return exploreRunWorkload(out, dseRunRequest{env: runID, algo: algo, devices: devices, batch: batch, batchSet: cmd.Flags().Changed("batch")}, asJSON)
 			}
 			if algo == "" {
 				algo = e.Algos[0]
@@ -187,8 +191,8 @@ Table IV platform, the one the claims' notes describe).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong, or the id a run gives it: CartPole-v1, Hopper-workload, Pong-workload")
-	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); default: Table III's")
+	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong, or the id a run gives it: CartPole-v1, Hopper-workload, Pong-workload; any other run environment explores that run's own workload")
+	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); a run environment takes any that fits it, ppo too; default: Table III's, or DQN or TD3 by the actions")
 	f.IntVar(&batch, "batch", dseDefaultBatch, "learner batch size B, 1.."+strconv.Itoa(hw.MaxBatch)+"; the default is the one batch 000 Table V measures for all three environments")
 	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml), an embedded platform name or one of yours in rlx/devices (host: rlx calibrate); default: Table IV")
 	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")

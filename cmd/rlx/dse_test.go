@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/presets"
 )
 
@@ -345,8 +346,8 @@ func TestDSESensitivity(t *testing.T) {
 
 // TestDSERunEnvironmentIDs: --env takes the ids runs give the Table III
 // environments, which explore exactly what the short names do, and --batch
-// has a default; the ids of other environments are refused naming what
-// rlx dse accepts.
+// has a default; what cannot be explored is refused naming what rlx dse
+// accepts.
 func TestDSERunEnvironmentIDs(t *testing.T) {
 	explore := func(args ...string) string {
 		t.Helper()
@@ -373,8 +374,11 @@ func TestDSERunEnvironmentIDs(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"--env", "Pendulum-v1"}, []string{"--env Pendulum-v1", "has no Pendulum-v1", "CartPole, Hopper, Pong", "Hopper-workload", "--set env=Pendulum-v1"}},
-		{[]string{"--env", "Atlantis"}, []string{`--env "Atlantis" is not known`, "CartPole-v1"}},
+		{[]string{"--env", "Atlantis"}, []string{`--env "Atlantis" is not known`, "CartPole, Hopper, Pong", "CartPole-v1", "Pendulum-v1"}},
+		{[]string{"--env", "Pendulum-v1", "--algo", "dqn"}, []string{"Pendulum-v1 has continuous actions"}},
+		{[]string{"--env", "Acrobot-v1", "--algo", "ppo", "--batch", "64"}, []string{"--batch 64: a PPO run has no learner batch"}},
+		{[]string{"--env", "Pendulum-v1", "--batch", "65537"}, []string{"--batch 65537 is out of range for a run environment: it must be 1..65536"}},
+		{[]string{"--env", "Pendulum-v1", "--devices", "heppo-zcu106"}, []string{"--devices heppo-zcu106", "needs a cpu, a gpu, an fpga and a link"}},
 		{[]string{"--env", "Hopper", "--batch", "0"}, []string{"--batch 0 is out of range: it must be 1..16777216", "at most 65536"}},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -383,6 +387,58 @@ func TestDSERunEnvironmentIDs(t *testing.T) {
 			if code != exitUsage || !strings.Contains(stderr.String(), w) {
 				t.Errorf("rlx dse %v: exit %d, stderr %q; want exit 2 and %q", tt.args, code, stderr.String(), w)
 			}
+		}
+	}
+}
+
+// TestDSERunWorkload: every run environment outside 000 Table III is
+// explored on its run's own workload, and rlx dse says what the explorer
+// and run.json would: the same mapping and prediction as engine.Predict
+// for the same configuration, off-policy and PPO.
+func TestDSERunWorkload(t *testing.T) {
+	for _, id := range engine.Environments() {
+		if _, ok := engine.TableIIIEnv(id); ok {
+			continue
+		}
+		algos := []string{"", "ppo"}
+		if testing.Short() && id != "Pendulum-v1" {
+			algos = algos[:1]
+		}
+		for _, algo := range algos {
+			args := []string{"dse", "--json", "--env", id}
+			if algo != "" {
+				args = append(args, "--algo", algo)
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), args, &stdout, &stderr); code != exitOK {
+				t.Fatalf("rlx %v: exit %d, stderr %q", args, code, stderr.String())
+			}
+			var got dseRunJSON
+			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+				t.Fatalf("rlx %v: %v", args, err)
+			}
+			want, err := engine.Predict(got.Config)
+			if err != nil {
+				t.Fatalf("engine.Predict(%+v): %v", got.Config, err)
+			}
+			if got.Schema != dseRunSchema || got.Config.Env != id || got.Mapping.Chosen != want.Chosen ||
+				got.Mapping.Predicted() != want.PredictedGPS || len(got.Mapping.All) != len(want.All) {
+				t.Errorf("rlx %v: schema %q env %q, %s at %g with %d mappings; engine.Predict: %s at %g with %d",
+					args, got.Schema, got.Config.Env, got.Mapping.Chosen, got.Mapping.Predicted(), len(got.Mapping.All),
+					want.Chosen, want.PredictedGPS, len(want.All))
+			}
+			if algo == "" && got.Config.Algo.OnPolicy() {
+				t.Errorf("rlx %v explored %s, want an off-policy algorithm", args, got.Config.Algo)
+			}
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"dse", "--env", "pendulum-v1", "--batch", "512"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rlx dse --env pendulum-v1: exit %d, stderr %q", code, stderr.String())
+	}
+	for _, w := range []string{"Pendulum-v1 td3, batch 512", "the run's own workload", "<- chosen", "mapping auto → "} {
+		if !strings.Contains(stdout.String(), w) {
+			t.Errorf("rlx dse --env pendulum-v1 --batch 512 does not say %q:\n%s", w, stdout.String())
 		}
 	}
 }
