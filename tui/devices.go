@@ -88,14 +88,53 @@ func (e *devicesEditor) save() (string, error) {
 }
 
 // openEditor opens the devices editor on running, the running
-// configuration.
-func (p *mappingPane) openEditor(running engine.Config) {
-	e, err := newDevicesEditor(running)
-	if err != nil {
-		p.SetStatus("what if: "+err.Error(), true)
+// configuration. Drafting the platform is quick, but the first prediction
+// builds the run's networks, so the editor is made by the command this
+// returns and opens when its editorOpenedMsg comes back (EditorOpened).
+func (p *mappingPane) openEditor(running engine.Config) tea.Cmd {
+	if p.opening {
+		return nil
+	}
+	p.editorToken++
+	p.opening = true
+	token := p.editorToken
+	p.SetStatus("what if: predicting the run…", false)
+	p.version++
+	return func() tea.Msg {
+		e, err := newDevicesEditor(running)
+		return editorOpenedMsg{token, e, err}
+	}
+}
+
+// editorOpenedMsg is a devices editor made off the update loop, or why it
+// could not be.
+type editorOpenedMsg struct {
+	token  int
+	editor *devicesEditor
+	err    error
+}
+
+// EditorOpened opens the editor msg carries, unless the opening was
+// cancelled or another was asked for since.
+func (p *mappingPane) EditorOpened(msg editorOpenedMsg) {
+	if !p.opening || msg.token != p.editorToken {
 		return
 	}
-	p.editor = e
+	p.opening = false
+	p.version++
+	if msg.err != nil {
+		p.SetStatus("what if: "+msg.err.Error(), true)
+		return
+	}
+	p.SetStatus("", false)
+	p.editor = msg.editor
+}
+
+// cancelOpening drops an editor on its way (esc or d before it opened).
+func (p *mappingPane) cancelOpening() {
+	p.opening = false
+	p.editorToken++
+	p.SetStatus("", false)
 	p.version++
 }
 

@@ -32,7 +32,7 @@ func TestDevicesEditor(t *testing.T) {
 	m, st := newTestModel(t, hopperConfig(), 120, 40)
 	run := startRun(t, m, st)
 	m.setFocus(paneMapping)
-	press(m, "d")
+	runCmd(m, press(m, "d"))
 	p := m.mapping
 	if !p.Editing() {
 		t.Fatalf("d did not open the editor: %q", p.status)
@@ -295,7 +295,7 @@ func TestGoldenDevices(t *testing.T) {
 			m, st := newTestModel(t, cfg, sz.w, sz.h)
 			startRun(t, m, st)
 			m.setFocus(paneMapping)
-			press(m, "d")
+			runCmd(m, press(m, "d"))
 			press(m, "-")
 			out := content(m)
 			checkFrame(t, out, sz.w, sz.h)
@@ -313,7 +313,7 @@ func TestEscInTheZoomedEditor(t *testing.T) {
 	startRun(t, m, st)
 	m.setFocus(paneMapping)
 	press(m, "z")
-	press(m, "d")
+	runCmd(m, press(m, "d"))
 	if !m.zoomed || !m.mapping.Editing() {
 		t.Fatalf("zoomed %v, editing %v; want both", m.zoomed, m.mapping.Editing())
 	}

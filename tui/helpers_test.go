@@ -104,6 +104,8 @@ func runCmd(m *Model, cmd tea.Cmd) {
 		return
 	}
 	switch msg := cmd().(type) {
+	case previewMsg, editorOpenedMsg:
+		m.Update(msg)
 	case applyConfigMsg, switchMappingMsg:
 		_, next := m.Update(msg)
 		if next != nil {

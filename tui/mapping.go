@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -37,10 +38,21 @@ type mappingPane struct {
 	bad     bool // status is an error
 
 	keys    mappingKeys
-	editor  *devicesEditor   // the devices editor, nil when closed
-	preview *mappingPreview  // a configuration not running, nil when none
-	pred    engine.Predictor // previews' workload, kept while only the platform changes
-	version uint64           // bumps with every change of the editor or the preview
+	editor  *devicesEditor  // the devices editor, nil when closed
+	preview *mappingPreview // a configuration not running, nil when none
+	version uint64          // bumps with every change of the editor or the preview
+
+	// Predictions that build a run's networks (up to a second for a Pong
+	// PPO trainer on this class of machine) are made off the update loop:
+	// the editor opens and a preview shows when their message comes back.
+	// A token tells a result from one asked for later; opening is an
+	// editor on its way.
+	editorToken, previewToken int
+	opening                   bool
+	// pred keeps the previews' workload while only the platform changes;
+	// predMu serializes the commands that use it.
+	pred   *engine.Predictor
+	predMu *sync.Mutex
 
 	// lineRow maps each line of the last rendering to the row it shows (a
 	// mapping of the list, or a parameter of the editor), -1 for others.
@@ -60,9 +72,10 @@ type mappingKey struct {
 
 // mappingPreview is the prediction of a configuration not running.
 type mappingPreview struct {
-	cfg  engine.Config
-	view engine.MappingView
-	err  error
+	cfg     engine.Config
+	view    engine.MappingView
+	err     error
+	pending bool // the prediction is on its way (previewMsg)
 }
 
 // mappingKeys are the pane's own bindings: d opens the devices editor,
@@ -99,7 +112,9 @@ func newMappingKeys() mappingKeys {
 // switchMappingMsg asks the root model to switch the live run's mapping.
 type switchMappingMsg struct{ mapping engine.Mapping }
 
-func newMappingPane(c *common) *mappingPane { return &mappingPane{c: c, keys: newMappingKeys()} }
+func newMappingPane(c *common) *mappingPane {
+	return &mappingPane{c: c, keys: newMappingKeys(), pred: new(engine.Predictor), predMu: new(sync.Mutex)}
+}
 
 // SetSize sets the inner size of the pane.
 func (p *mappingPane) SetSize(w, h int) { p.w, p.h = w, h }
@@ -142,14 +157,43 @@ func (p *mappingPane) Editing() bool { return p.editor != nil }
 // (the config form's platform field), marked "preview: not running",
 // until ClearPreview. The root decides which configuration runs: the
 // snapshot's keeps the mapping the run started with after a live switch.
-func (p *mappingPane) Preview(cfg engine.Config) {
-	v, err := p.pred.Predict(cfg)
-	p.preview = &mappingPreview{cfg: cfg.Defaults(), view: v, err: err}
+//
+// The prediction is made by the command it returns; until its
+// previewMsg comes back (SetPreview) the preview says it is predicting.
+func (p *mappingPane) Preview(cfg engine.Config) tea.Cmd {
+	p.previewToken++
+	token, cfg := p.previewToken, cfg.Defaults()
+	p.preview = &mappingPreview{cfg: cfg, pending: true}
+	p.version++
+	pred, mu := p.pred, p.predMu
+	return func() tea.Msg {
+		mu.Lock()
+		defer mu.Unlock()
+		v, err := pred.Predict(cfg)
+		return previewMsg{token, &mappingPreview{cfg: cfg, view: v, err: err}}
+	}
+}
+
+// previewMsg is a preview's prediction, made off the update loop.
+type previewMsg struct {
+	token   int
+	preview *mappingPreview
+}
+
+// SetPreview shows a preview's prediction, unless the preview was
+// cleared or replaced since it was asked for.
+func (p *mappingPane) SetPreview(msg previewMsg) {
+	if p.preview == nil || msg.token != p.previewToken {
+		return
+	}
+	p.preview = msg.preview
 	p.version++
 }
 
-// ClearPreview goes back to the running configuration's view.
+// ClearPreview goes back to the running configuration's view; a
+// prediction still on its way is dropped when it comes.
 func (p *mappingPane) ClearPreview() {
+	p.previewToken++
 	if p.preview != nil {
 		p.preview = nil
 		p.version++
@@ -190,9 +234,12 @@ func (p *mappingPane) Update(msg tea.KeyPressMsg, running engine.Config) tea.Cmd
 	if p.editor != nil {
 		return p.updateEditor(msg)
 	}
-	if key.Matches(msg, p.keys.Devices) && p.canEdit() {
-		p.openEditor(running)
+	if p.opening && key.Matches(msg, p.keys.Close) {
+		p.cancelOpening()
 		return nil
+	}
+	if key.Matches(msg, p.keys.Devices) && p.canEdit() {
+		return p.openEditor(running)
 	}
 	if !p.HasMappings() {
 		return nil
@@ -329,6 +376,9 @@ func (p *mappingPane) render(focused bool) string {
 func (p *mappingPane) renderPreview(pv *mappingPreview) string {
 	st := p.c.Styles
 	head := st.Warn.Render(fit("preview: not running · "+platformName(pv.cfg.Devices), p.w))
+	if pv.pending {
+		return head + "\n" + st.Muted.Render(fit("predicting "+pv.cfg.Env+" "+string(pv.cfg.Algo)+" on it…", p.w))
+	}
 	if pv.err != nil {
 		wrapped := lipgloss.NewStyle().Width(max(p.w, 10)).Render(pv.err.Error())
 		return head + "\n" + st.Error.Render(wrapped)

@@ -103,14 +103,14 @@ func TestMappingPanePreview(t *testing.T) {
 	p := mappingPaneOf(t, cfg, 80, 30)
 	other := cfg
 	other.Devices = "heppo-zcu106"
-	p.Preview(other)
+	p.SetPreview(p.Preview(other)().(previewMsg))
 	if text := paneText(p); !strings.Contains(text, "preview: not running · heppo-zcu106") ||
 		!strings.Contains(text, "needs a cpu, a gpu, an fpga and a link") {
 		t.Errorf("a preview on a platform without a CPU:\n%s", text)
 	}
 	other = cfg
 	other.Batch = 4096
-	p.Preview(other)
+	p.SetPreview(p.Preview(other)().(previewMsg))
 	text := paneText(p)
 	if !strings.Contains(text, "preview: not running · table-iv") || !strings.Contains(text, "◀ would run") {
 		t.Errorf("a preview of batch 4096:\n%s", text)
@@ -122,13 +122,15 @@ func TestMappingPanePreview(t *testing.T) {
 	// (under another name) clears the preview.
 	m, st := newTestModel(t, cfg, 120, 40)
 	startRun(t, m, st)
-	m.Update(platformPreviewMsg{other})
+	_, cmd := m.Update(platformPreviewMsg{other})
+	runCmd(m, cmd)
 	if text := paneText(m.mapping); !strings.Contains(text, "preview: not running") {
 		t.Fatalf("a preview of batch 4096 through the root:\n%s", text)
 	}
 	named := cfg
 	named.Name = "hopper-ddpg-16384"
-	m.Update(platformPreviewMsg{named})
+	_, cmd = m.Update(platformPreviewMsg{named})
+	runCmd(m, cmd)
 	if text := paneText(m.mapping); strings.Contains(text, "preview") {
 		t.Errorf("the running configuration still shows as a preview:\n%s", text)
 	}
@@ -181,7 +183,7 @@ func TestMappingPaneMouseAndHelp(t *testing.T) {
 	if keys := help(); !slices.Contains(keys, "d") || !slices.Contains(keys, "enter") {
 		t.Errorf("help keys %v, want the list's and d", keys)
 	}
-	press(m, "d")
+	runCmd(m, press(m, "d"))
 	if !p.Editing() {
 		t.Fatal("d did not open the devices editor")
 	}
@@ -214,16 +216,18 @@ func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
 
 	other := m.Config()
 	other.Devices = "heppo-zcu106"
-	m.Update(platformPreviewMsg{other})
+	_, cmd := m.Update(platformPreviewMsg{other})
+	runCmd(m, cmd)
 	if m.mapping.preview == nil {
 		t.Fatal("a preview of another platform did not show")
 	}
-	m.Update(platformPreviewMsg{m.Config()})
+	_, cmd = m.Update(platformPreviewMsg{m.Config()})
+	runCmd(m, cmd)
 	if text := plain(m); m.mapping.preview != nil || strings.Contains(text, "preview: not running") {
 		t.Errorf("the running configuration (G-G-G) shows as a preview:\n%s", text)
 	}
 
-	press(m, "d")
+	runCmd(m, press(m, "d"))
 	e := m.mapping.editor
 	if e == nil {
 		t.Fatalf("d did not open the editor: %q", m.mapping.status)
@@ -231,11 +235,59 @@ func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
 	if e.cfg.Mapping != ggg || draftChosen(e) != "G-G-G" {
 		t.Errorf("the editor predicts %v choosing %q, want the running G-G-G", e.cfg.Mapping, draftChosen(e))
 	}
-	cmd := press(m, "enter")
+	cmd = press(m, "enter")
 	if cmd == nil {
 		t.Fatalf("enter asked for nothing: %q", e.note)
 	}
 	if msg, ok := cmd().(applyConfigMsg); !ok || msg.cfg.Mapping != ggg {
 		t.Errorf("enter restarts with %#v, want the running G-G-G", msg)
+	}
+}
+
+// TestPredictionsOffTheLoop: the devices editor and a preview are
+// predicted by commands, so a slow first prediction (a Pong PPO trainer)
+// never blocks a key; until the result comes the pane says it is
+// predicting, and a result asked for before the user moved on (esc, a
+// preview cleared or replaced) is dropped when it comes.
+func TestPredictionsOffTheLoop(t *testing.T) {
+	userDevicesIn(t)
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	m.setFocus(paneMapping)
+
+	open := press(m, "d")
+	if open == nil || m.mapping.Editing() || !strings.Contains(plain(m), "what if: predicting the run…") {
+		t.Fatalf("d: a command %v, editing %v; want the editor on its way:\n%s", open != nil, m.mapping.Editing(), plain(m))
+	}
+	press(m, "esc")
+	m.Update(open())
+	if m.mapping.Editing() || strings.Contains(plain(m), "predicting") {
+		t.Fatalf("an editor cancelled with esc opened when its prediction came:\n%s", plain(m))
+	}
+	runCmd(m, press(m, "d"))
+	if !m.mapping.Editing() {
+		t.Fatalf("d after a cancel did not open the editor: %q", m.mapping.status)
+	}
+	runCmd(m, press(m, "esc"))
+
+	other := m.Config()
+	other.Batch = 4096
+	_, first := m.Update(platformPreviewMsg{other})
+	if !strings.Contains(plain(m), "predicting Hopper-workload ddpg on it") {
+		t.Fatalf("a preview on its way does not say so:\n%s", plain(m))
+	}
+	m.Update(platformPreviewMsg{m.Config()}) // back to the running configuration
+	m.Update(first())
+	if m.mapping.preview != nil {
+		t.Fatal("a preview cleared while predicted came back")
+	}
+	_, first = m.Update(platformPreviewMsg{other})
+	third := other
+	third.Devices = "heppo-zcu106"
+	_, last := m.Update(platformPreviewMsg{third})
+	m.Update(last())
+	m.Update(first())
+	if pv := m.mapping.preview; pv == nil || pv.cfg.Devices != "heppo-zcu106" || pv.err == nil {
+		t.Fatalf("an older preview's result replaced the latest: %+v", pv)
 	}
 }

@@ -46,8 +46,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if sameRun(msg.cfg, m.cfg) {
 			m.mapping.ClearPreview()
 		} else {
-			m.mapping.Preview(msg.cfg)
+			cmd = m.mapping.Preview(msg.cfg)
 		}
+	case previewMsg:
+		m.mapping.SetPreview(msg)
+	case editorOpenedMsg:
+		m.mapping.EditorOpened(msg)
 	case tea.PasteMsg:
 		if m.focus == paneConfig && !m.helpOpen && m.pick == nil {
 			cmd = m.form.Paste(msg.Content)
