@@ -185,7 +185,9 @@ func (m *Model) helpLines(w int) []string {
 // editor's (d opens it).
 func (m *Model) mappingHelp() []helpEntry {
 	k, e := m.com.Keys, &m.mapping.keys
-	return append(bindingEntries(k.MapDown, k.MapSwitch, k.MapAuto, e.Devices),
+	entries := []helpEntry{described("select a mapping", k.MapUp, k.MapDown)}
+	entries = append(entries, bindingEntries(k.MapSwitch, k.MapAuto, e.Devices)...)
+	return append(entries,
 		described("editor: previous / next parameter", e.ParamUp, e.ParamDown),
 		described("editor: a smaller / larger value", e.Less, e.More),
 		described("editor: back to the file's value", e.Reset),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rlxdev/rlx/engine"
@@ -448,4 +449,65 @@ func TestHelpToggles(t *testing.T) {
 	if out := plain(m); !strings.Contains(out, "Mapping (focused)") {
 		t.Errorf("the help does not mark the mapping pane focused:\n%s", out)
 	}
+}
+
+// TestHelpHasEveryBinding: each section of the full help lists the keys
+// of every binding that belongs to it, so a binding added to a pane and
+// left out of ? fails here.
+func TestHelpHasEveryBinding(t *testing.T) {
+	for _, walkthrough := range []bool{false, true} {
+		var m *Model
+		if walkthrough {
+			m, _, _ = newTourModel(t, 120, 40)
+		} else {
+			m, _ = newTestModel(t, hopperConfig(), 120, 40)
+		}
+		sections := map[string][]string{}
+		for _, s := range m.helpSections() {
+			title := strings.TrimSuffix(s.title, " (focused)")
+			for _, e := range s.entries {
+				sections[title] = append(sections[title], strings.Fields(e.keys)...)
+			}
+		}
+		k, e := m.com.Keys, &m.mapping.keys
+		want := map[string][]key.Binding{
+			"Everywhere":              {k.NextPane, k.PrevPane, k.Pause, k.Restart, k.Export, k.Zoom, k.Help, k.Quit},
+			"Change the run":          {k.Presets},
+			paneTitles[paneTree]:      {k.WalkPrev, k.WalkNext},
+			paneTitles[panePipeline]:  {k.ScrollUp, k.ScrollDown},
+			paneTitles[paneCharts]:    {k.Zoom},
+			paneTitles[paneMapping]:   {k.MapUp, k.MapDown, k.MapSwitch, k.MapAuto, e.Devices, e.ParamUp, e.ParamDown, e.Less, e.More, e.Reset, e.Apply, e.Save, e.Close},
+			paneTitles[paneConfig]:    {k.FieldUp, k.FieldDown, k.Cycle, k.CyclePrev, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert},
+			paneTitles[paneNarrative]: nil,
+		}
+		if walkthrough {
+			want["Everywhere"] = append(want["Everywhere"], k.NextStep, k.PrevStep)
+			want[paneTitles[paneNarrative]] = []key.Binding{k.ScrollUp, k.ScrollDown, k.WalkPrev, k.WalkNext}
+		}
+		// Counted: the mapping list and the editor both use ↑/k, and
+		// each needs its line.
+		for title, bs := range want {
+			need := map[string]int{}
+			for _, b := range bs {
+				for _, one := range strings.Fields(b.Help().Key) {
+					need[one]++
+				}
+			}
+			for one, n := range need {
+				if got := countOf(sections[title], one); got < n {
+					t.Errorf("walkthrough %v: the help's %q section lists %q %d times, want %d; it has %v", walkthrough, title, one, got, n, sections[title])
+				}
+			}
+		}
+	}
+}
+
+func countOf(xs []string, x string) int {
+	n := 0
+	for _, v := range xs {
+		if v == x {
+			n++
+		}
+	}
+	return n
 }
