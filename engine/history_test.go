@@ -55,9 +55,9 @@ func TestHistoryRatesAndSwitches(t *testing.T) {
 	}
 
 	// The first step ends at point 3, then the host finishes no step for
-	// a whole window: the sim rate is measured only over windows from a
-	// step's end (point 3 on) in which the steps' ends moved; the host's
-	// is a measured 0 throughout. The snapshot's own rate agrees with the
+	// a whole window: the sim rate is measured from the window's first
+	// point at which a step had ended (point 3 on), where the steps' ends
+	// moved since; the host's is a measured 0 throughout. The snapshot's own rate agrees with the
 	// chart: the same value where the chart has one, 0 where not.
 	var still rateFeed
 	const stall = 3 + rateSpan
@@ -75,11 +75,11 @@ func TestHistoryRatesAndSwitches(t *testing.T) {
 		simGPS = append(simGPS, s.Sim.GPS)
 	}
 	for i, v := range still.h.SimRate {
-		oldest := max(i-(rateSpan-1), 0)
-		want := oldest >= 3 && oldest < stall
+		from := max(i-(rateSpan-1), 3) // the window's first point with a step's end
+		want := from < i && from < stall
 		if got := !math.IsNaN(v); got != want || (i > 0 && math.IsNaN(still.h.HostRate[i])) {
-			t.Errorf("point %d (window from %d, steps from 3, stalled from %d): sim rate %v host %v, want a sim rate %v",
-				i, oldest, stall, v, still.h.HostRate[i], want)
+			t.Errorf("point %d (rate from %d, steps from 3, stalled from %d): sim rate %v host %v, want a sim rate %v",
+				i, from, stall, v, still.h.HostRate[i], want)
 		}
 		if agree := (want && v == simGPS[i]) || (!want && simGPS[i] == 0); !agree {
 			t.Errorf("point %d: the snapshot's sim rate %v, the chart's %v", i, simGPS[i], v)

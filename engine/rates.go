@@ -47,7 +47,8 @@ const rateSpan = 20
 // divides by moved across the window (it stands still while the host is
 // slow to finish a step, and a remap can take seconds of host time), and
 // off-policy only from a step's end (a window from before the first step
-// would divide by the time from 0, where no step ended). Where a window
+// would divide by the time from 0, where no step ended: its gradient rate
+// starts at the window's first point after a step ended). Where a window
 // does not span, the rate the history draws (GPS; PPO: IPS) is 0 on that
 // clock, "none measured" as before the first snapshot (off-policy, the
 // simulated clock's other rates divide by its now, which may still move):
@@ -61,13 +62,22 @@ func (w *rateWindow) update(s *Snapshot) {
 	}
 	old, ppo := w.points[0], s.Config.Algo.OnPolicy()
 	w.hostSpans = p.host > old.host
+	w.host = rates(old.c, p.c, p.host-old.host, ppo)
+	w.sim = simRates(old, p, ppo)
 	if ppo {
 		w.simSpans = p.sim > old.sim
 	} else {
-		w.simSpans = p.gradEnd > old.gradEnd && old.gradEnd > 0
+		// From the window's first point at which a step had ended: a
+		// window reaching back before the run's first step (learning
+		// starts, the actors' lead) would otherwise show no rate for
+		// rateSpan snapshots after the steps began.
+		from := old
+		if i := slices.IndexFunc(w.points, func(q ratePoint) bool { return q.gradEnd > 0 }); i >= 0 {
+			from = w.points[i]
+		}
+		w.simSpans = p.gradEnd > from.gradEnd && from.gradEnd > 0
+		w.sim.GPS = simRates(from, p, ppo).GPS
 	}
-	w.host = rates(old.c, p.c, p.host-old.host, ppo)
-	w.sim = simRates(old, p, ppo)
 	if !w.simSpans {
 		w.sim.GPS = 0
 	}

@@ -62,3 +62,23 @@ func TestSimGPSIgnoresTheActorsLead(t *testing.T) {
 		}
 	}
 }
+
+// TestSimGPSRightAfterTheFirstSteps: a run whose first gradient step comes
+// after some snapshots (learning starts) shows its simulated rate from the
+// second snapshot with steps, not rateSpan snapshots later.
+func TestSimGPSRightAfterTheFirstSteps(t *testing.T) {
+	var w rateWindow
+	for i := range 5 { // before learning starts: no step ended
+		w.update(&Snapshot{SimElapsed: float64(i), Config: Config{Algo: DQN}})
+	}
+	for i := 5; i < 8; i++ {
+		end := float64(i)
+		w.update(&Snapshot{SimElapsed: end, SimGradSteps: int64(100 * (i - 4)), SimGradEnd: end, Config: Config{Algo: DQN}})
+		if i == 5 {
+			continue // one end: nothing to divide by yet
+		}
+		if !w.simSpans || math.Abs(w.sim.GPS-100) > 1e-9 {
+			t.Fatalf("snapshot %d: spans %v, GPS %g; want 100 from the second snapshot with steps", i, w.simSpans, w.sim.GPS)
+		}
+	}
+}
