@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -249,5 +250,22 @@ func TestWheelScrollsThePipeline(t *testing.T) {
 	}
 	if m.Focus() != paneTitles[paneTree] {
 		t.Errorf("the wheel moved the focus to %q", m.Focus())
+	}
+}
+
+// TestHeaderNamesThePlatform: a run on another platform than the default
+// says which, since its figures are on that platform's clock.
+func TestHeaderNamesThePlatform(t *testing.T) {
+	m, st := newTestModel(t, hopperConfig(), 200, 60)
+	startRun(t, m, st)
+	if h := firstLines(plain(m), 1); strings.Contains(h, " on ") {
+		t.Errorf("the default platform is named:\n%s", h)
+	}
+	cfg := hopperConfig()
+	cfg.Devices = filepath.Join(t.TempDir(), "table-iv-edited.yaml")
+	m, st = newTestModel(t, cfg, 200, 60)
+	startRun(t, m, st)
+	if h := firstLines(plain(m), 1); !strings.Contains(h, "on table-iv-edited.yaml") {
+		t.Errorf("a run on an edited platform does not name it:\n%s", h)
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/rlxdev/rlx/engine"
@@ -52,6 +53,11 @@ func (m *Model) header() []string {
 	} else {
 		what = append(what, st.Text.Render(fmt.Sprintf("B %d · K %d · D %d · %d actor(s)",
 			cfg.Batch, cfg.Fanout, cfg.Depth, cfg.Actors)))
+	}
+	if cfg.Devices != "" {
+		// The default Table IV platform goes unsaid; any other is part of
+		// what runs (the figures are on its clock).
+		what = append(what, st.Muted.Render("on ")+st.Text.Render(filepath.Base(cfg.Devices)))
 	}
 	if cfg.Name != "" && m.wt == nil {
 		// The name is the preset's only while the run is the preset's:
