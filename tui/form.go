@@ -729,14 +729,24 @@ func stepped(fd engine.Field, s string, dir int) (string, bool) {
 
 // changed revalidates after an edit and keeps the cursor on a visible row.
 // When the edit changed the device platform to one that loads, it returns
-// the command that shows the new platform's mapping table.
+// the command that shows the new platform's mapping table; to one that
+// does not, the command that shows the running one's again.
 func (f *configForm) changed() tea.Cmd {
 	f.applied = ""
 	f.moveCursor(f.clampCursor(f.cursor, -1))
 	cfg, _ := f.validate()
 	d, err := f.devices()
 	cfg.Devices = d
-	if err != nil || d == f.previewed || f.checkPlatform(cfg) != nil {
+	if err != nil || f.checkPlatform(cfg) != nil {
+		// The form shows why; the mapping table must not go on showing a
+		// platform the form no longer names: back to the running one.
+		if f.previewed == f.base.Devices {
+			return nil
+		}
+		f.previewed = f.base.Devices
+		return previewCmd(f.base)
+	}
+	if d == f.previewed {
 		return nil
 	}
 	f.previewed = d

@@ -254,8 +254,11 @@ func TestFormPlatformField(t *testing.T) {
 	for m.form.value(keyDevices) != "heppo-zcu106" {
 		cmd = press(m, "+")
 	}
-	if _, ok := previewOf(cmd); ok || !strings.Contains(m.form.err, "placed by the mapping exploration") {
-		t.Fatalf("choosing heppo-zcu106 for DDPG: preview %v, error %q; want no preview and the exploration's need", ok, m.form.err)
+	// A platform the form refuses is never previewed; the table goes (or
+	// stays) back on the running platform.
+	running := m.Config().Devices
+	if cfg, ok := previewOf(cmd); (ok && cfg.Devices != running) || !strings.Contains(m.form.err, "placed by the mapping exploration") {
+		t.Fatalf("choosing heppo-zcu106 for DDPG: preview of %q (%v), error %q; want none but the running %q and the exploration's need", cfg.Devices, ok, m.form.err, running)
 	}
 	for _, name := range []string{engine.HostDevices} {
 		var cmd tea.Cmd
@@ -272,8 +275,10 @@ func TestFormPlatformField(t *testing.T) {
 	}
 
 	// A file: nothing to preview until its path loads.
-	if cmd := press(m, "right"); m.form.value(keyDevices) != fileChoice || cmd != nil {
-		t.Fatalf("→ gave %q with a command %v", m.form.value(keyDevices), cmd != nil)
+	// The host platform was previewed: the table goes back to the running
+	// platform while the path is empty.
+	if cfg, ok := previewOf(press(m, "right")); m.form.value(keyDevices) != fileChoice || !ok || cfg.Devices != running {
+		t.Fatalf("→ gave %q previewing %q (%v), want the running %q back", m.form.value(keyDevices), cfg.Devices, ok, running)
 	}
 	if !strings.Contains(m.form.err, "type the path of a device platform YAML file") || !strings.Contains(plain(m), "✗ devices") {
 		t.Errorf("an empty path is not refused inline: %q\n%s", m.form.err, plain(m))
@@ -285,7 +290,7 @@ func TestFormPlatformField(t *testing.T) {
 	for i, r := range file {
 		last = press(m, string(r))
 		if i < len(file)-1 && last != nil {
-			if cfg, ok := previewOf(last); ok {
+			if cfg, ok := previewOf(last); ok && cfg.Devices != running {
 				t.Fatalf("previewed %q, a path that does not load", cfg.Devices)
 			}
 		}
