@@ -154,6 +154,9 @@ const pickerHeadRows = 2
 // View renders the overlay's inside, w x h cells.
 func (p *presetPicker) View(w, h int) string {
 	st := p.c.Styles
+	// A width of 0 makes textinput cut its placeholder to the first
+	// letter ("filter: t"): give it the line.
+	p.filter.SetWidth(max(w-len(p.filter.Prompt)-1, 1))
 	lines := []string{
 		p.filter.View(),
 		st.Muted.Render(fmt.Sprintf("%d of %d presets", len(p.shown), len(p.all))),
