@@ -47,6 +47,19 @@ func TestPausedStatusSaysHowToReachTheWalk(t *testing.T) {
 	if s := m.Status(); !strings.Contains(s, "tab to it") {
 		t.Errorf("paused from the config, the status does not say how to reach the walk: %q", s)
 	}
+	// A PPO run has no sum tree: the status does not send the user there.
+	m, st = newTestModel(t, engine.Config{Env: "CartPole-v1", Algo: engine.PPO}, 120, 40)
+	r = startRun(t, m, st)
+	m.setFocus(paneMapping)
+	press(m, "space")
+	drain(m, r)
+	if s := m.Status(); !strings.HasPrefix(s, "paused") || strings.Contains(s, "walk") {
+		t.Errorf("a paused PPO run's status %q, want paused and no sum-tree walk", s)
+	}
+	m.setFocus(paneTree)
+	if m.com.Keys.WalkPrev.Enabled() || m.com.Keys.WalkNext.Enabled() {
+		t.Error("a paused PPO run offers ←/→ to step a walk it does not have")
+	}
 }
 
 // TestFirstScreenSaysHowToChangeTheRun: before any key, the footer says

@@ -127,7 +127,10 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		// ←/→ step the walk from the tree and the narrative only: say
 		// how to get there from anywhere else.
 		hint := ": ←/→ step the walk in the sum tree"
-		if m.focus != paneTree && m.focus != paneNarrative {
+		switch {
+		case m.cfg.Algo.OnPolicy():
+			hint = "" // a PPO run has no sum tree to walk
+		case m.focus != paneTree && m.focus != paneNarrative:
 			hint = ": click the sum tree (or tab to it), then ←/→ step the walk"
 		}
 		m.setStatus("paused"+step+hint, false)
@@ -521,7 +524,7 @@ func (m *Model) syncFocus() {
 		focus:    m.focus,
 		live:     m.live(),
 		paused:   m.paused,
-		frozen:   m.paused || !m.live(),
+		frozen:   (m.paused || !m.live()) && !m.cfg.Algo.OnPolicy(), // PPO has no walk
 		picking:  m.form.Picking(),
 		onChoice: f.kind == fieldChoice,
 		onApply:  f.kind != fieldChoice,
