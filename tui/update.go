@@ -268,6 +268,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.tree.SetFrozen(false)
 		m.setStatus("resuming…", false)
 		return m.armTick()
+	case !m.live() && k.Restart.Enabled() && slices.Contains(k.Pause.Keys(), msg.String()):
+		// Pause is off once the run has ended; say why nothing moves.
+		m.setStatus("the run has ended: r runs it again", false)
+		return nil
 	case key.Matches(msg, k.Restart):
 		if err := m.cfg.Validate(); err != nil {
 			m.setStatus("cannot restart: "+err.Error()+" (fix it in the config pane)", true)

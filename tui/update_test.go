@@ -511,3 +511,16 @@ func countOf(xs []string, x string) int {
 	}
 	return n
 }
+
+// TestSpaceOnAnEndedRunSaysSo: space does nothing once the run has ended,
+// and the status says why and what does.
+func TestSpaceOnAnEndedRunSaysSo(t *testing.T) {
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	r := startRun(t, m, st)
+	r.Stop()
+	drain(m, r)
+	press(m, "space")
+	if s := m.Status(); !strings.Contains(s, "the run has ended: r runs it again") {
+		t.Errorf("space on an ended run: status %q", s)
+	}
+}
