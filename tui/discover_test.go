@@ -282,3 +282,25 @@ func TestHeaderNamesThePlatform(t *testing.T) {
 		t.Errorf("a run on an edited platform does not name it:\n%s", h)
 	}
 }
+
+// TestHeaderCountsCommandLineOverrides: a preset changed on the command
+// line (--set) is no longer the preset, as when the form changed it.
+func TestHeaderCountsCommandLineOverrides(t *testing.T) {
+	p := engine.Preset{Name: "hopper-ddpg-16384", Kind: engine.KindRun, Run: hopperConfig()}
+	for _, tt := range []struct {
+		override func(engine.Config) engine.Config
+		edited   bool
+	}{
+		{func(c engine.Config) engine.Config { return c }, false},
+		{func(c engine.Config) engine.Config { c.Steps = 5_000_000; return c }, true},
+	} {
+		st := &scriptedStarter{}
+		m := New(context.Background(), st.start, tt.override(p.Run), WithPreset(p, tt.override))
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		startRun(t, m, st)
+		h := firstLines(plain(m), 1)
+		if got := strings.Contains(h, "edited from preset hopper-ddpg-16384"); got != tt.edited || !strings.Contains(h, "preset hopper-ddpg-16384") {
+			t.Errorf("override changes the run %v: header %q", tt.edited, h)
+		}
+	}
+}

@@ -107,7 +107,7 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 	// cfg is the preset's (or its first step's) as the caller applied its
 	// overrides: the explorer runs it as given.
 	m.enterPreset(m.opts.preset)
-	m.origin = m.cfg
+	m.origin = presetOrigin(m.opts.preset, m.cfg)
 	if err := m.cfg.Validate(); err != nil {
 		m.startErr = err
 		m.showInvalid("not started: " + err.Error())

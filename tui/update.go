@@ -337,7 +337,7 @@ func (m *Model) presetName() string {
 // step with its narrative.
 func (m *Model) startPreset(p engine.Preset) tea.Cmd {
 	cfg := m.enterPreset(&p)
-	m.origin = cfg
+	m.origin = presetOrigin(&p, cfg)
 	if err := cfg.Validate(); err != nil {
 		// Presets are checked when loaded; one handed in unchecked says
 		// what is wrong in the form, where it can be fixed.
@@ -353,6 +353,17 @@ func (m *Model) startPreset(p engine.Preset) tea.Cmd {
 // experiment, the panes of a run otherwise. It returns the configuration
 // p runs first, the command line's overrides applied (New runs the one it
 // was given instead).
+// presetOrigin is what the header compares the running configuration with
+// to say whether it is still preset p's: p's own first configuration,
+// before the command line's overrides (--set, --devices), which change
+// the run as the form does. cfg is returned when there is no preset.
+func presetOrigin(p *engine.Preset, cfg engine.Config) engine.Config {
+	if p == nil {
+		return cfg
+	}
+	return p.StepConfig(0).Defaults()
+}
+
 func (m *Model) enterPreset(p *engine.Preset) engine.Config {
 	m.opts.preset = p
 	m.wt = nil
