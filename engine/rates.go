@@ -70,16 +70,13 @@ func (w *rateWindow) update(s *Snapshot) {
 		// From the window's first point at which a step had ended: a
 		// window reaching back before the run's first step (learning
 		// starts, the actors' lead) would otherwise show no rate for
-		// rateSpan snapshots after the steps began.
+		// rateSpan snapshots after the steps began. Step ends only grow,
+		// so without such a point p has none either and nothing spans.
 		from := old
 		if i := slices.IndexFunc(w.points, func(q ratePoint) bool { return q.gradEnd > 0 }); i >= 0 {
 			from = w.points[i]
 		}
-		w.simSpans = p.gradEnd > from.gradEnd && from.gradEnd > 0
-		w.sim.GPS = simRates(from, p, ppo).GPS
-	}
-	if !w.simSpans {
-		w.sim.GPS = 0
+		w.sim.GPS, w.simSpans = gradRate(from, p)
 	}
 
 	if len(w.run) == runPoints {
@@ -135,11 +132,18 @@ func stepSlope(pts []ratePoint) float64 {
 // rate over it would drift by that lead at the ends of a window.
 func simRates(a, b ratePoint, ppo bool) Rates {
 	r := rates(a.c, b.c, b.sim-a.sim, ppo)
-	r.GPS = 0
-	if dt := b.gradEnd - a.gradEnd; dt > 0 {
-		r.GPS = float64(b.simGrad-a.simGrad) / dt
-	}
+	r.GPS, _ = gradRate(a, b)
 	return r
+}
+
+// gradRate is the simulated gradient rate from a to b, between the ends
+// of their latest steps, and whether those ends moved (0 when not).
+func gradRate(a, b ratePoint) (float64, bool) {
+	dt := b.gradEnd - a.gradEnd
+	if dt <= 0 {
+		return 0, false
+	}
+	return float64(b.simGrad-a.simGrad) / dt, true
 }
 
 // Averages returns the whole-run averages of s on each clock: its

@@ -69,9 +69,10 @@ type Snapshot struct {
 	// learner, a lead the host's pacing sets, not the platform.
 	SimGradEnd float64
 	// Host and Sim are the rates over the last snapshots on each clock.
-	// Off-policy, Sim.GPS is 0, none measured, while the window does not
-	// start at a step's end or the steps' ends stand still across it;
-	// History.SimRate is NaN there.
+	// Off-policy, Sim.GPS is measured from the window's first snapshot
+	// that follows a step's end; it is 0, none measured, while there is
+	// none or the steps' ends stand still since; History.SimRate is NaN
+	// there.
 	Host Rates // on the host wall clock
 	Sim  Rates // on the simulated platform clock
 	// SimRecent is the simulated clock's rates over the last quarter of
