@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -21,8 +20,11 @@ type KeyMap struct {
 	Help     key.Binding
 	Back     key.Binding
 	Quit     key.Binding
-	Presets  key.Binding // the preset picker
-	Export   key.Binding // write the run's results
+	// Ended is space once the run is over: nothing to pause, so the
+	// status says so and what restarts it.
+	Ended   key.Binding
+	Presets key.Binding // the preset picker
+	Export  key.Binding // write the run's results
 
 	// Walkthrough mode only: the next and the previous step.
 	NextStep key.Binding
@@ -65,6 +67,7 @@ func DefaultKeyMap() *KeyMap {
 		Zoom:     b([]string{"z"}, "z", "zoom pane"),
 		Pause:    b([]string{"space"}, "space", "pause"),
 		Resume:   b([]string{"space"}, "space", "resume"),
+		Ended:    b([]string{"space"}, "space", "the run is over"),
 		Restart:  b([]string{"r"}, "r", "restart run"),
 		Help:     b([]string{"?"}, "?", "help"),
 		Back:     b([]string{"esc"}, "esc", "back"),
@@ -114,23 +117,6 @@ func (k *KeyMap) ShortHelp() []key.Binding {
 	}
 }
 
-// FullHelp makes KeyMap a help.KeyMap, for a bubbles help.Model's full
-// view: the bindings in one column per concern, the disabled ones left
-// out. The explorer's own full help (?) is not drawn from it: helpSections
-// (help.go) lists every key by pane, enabled or not, with the words the
-// footer has no room for.
-func (k *KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.NextPane, k.PrevPane, k.Zoom, k.Back, k.Help, k.Quit},
-		{k.NextStep, k.PrevStep, k.Pause, k.Resume, k.Restart},
-		{k.FieldUp, k.FieldDown, k.CyclePrev, k.Cycle, k.StepUp, k.StepDown, k.Pick, k.Apply, k.Revert},
-		{k.WalkPrev, k.WalkNext, k.ScrollUp, k.ScrollDown},
-		{k.MapUp, k.MapDown, k.MapSwitch, k.MapAuto},
-	}
-}
-
-var _ help.KeyMap = (*KeyMap)(nil)
-
 // keyState is what decides which bindings apply.
 type keyState struct {
 	focus    paneID
@@ -166,6 +152,7 @@ func (k *KeyMap) sync(st keyState) {
 	k.Zoom.SetEnabled(letters && !st.helpOpen)
 	k.Pause.SetEnabled(st.live && !st.paused && letters)
 	k.Resume.SetEnabled(st.live && st.paused && letters)
+	k.Ended.SetEnabled(st.run && !st.live && letters)
 	k.Restart.SetEnabled(letters)
 	k.Help.SetEnabled(letters)
 	k.Presets.SetEnabled(letters && !st.helpOpen)

@@ -147,6 +147,10 @@ func (m *Model) restart() tea.Cmd {
 // tickEvery is the snapshot read period.
 func (m *Model) tickEvery() time.Duration { return time.Second / time.Duration(m.opts.redrawHz) }
 
+// hasWalk reports whether the run has a sum-tree walk to step: a PPO run
+// learns from its rollout, without prioritized replay.
+func (m *Model) hasWalk() bool { return !m.cfg.Algo.OnPolicy() }
+
 // live reports whether a run exists and has not ended.
 func (m *Model) live() bool {
 	return m.run != nil && !m.ended && (m.snap == nil || !m.snap.State.Done())

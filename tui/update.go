@@ -128,8 +128,8 @@ func (m *Model) handleEvent(msg eventMsg) tea.Cmd {
 		// how to get there from anywhere else.
 		hint := ": ←/→ step the walk in the sum tree"
 		switch {
-		case m.cfg.Algo.OnPolicy():
-			hint = "" // a PPO run has no sum tree to walk
+		case !m.hasWalk():
+			hint = ""
 		case m.focus != paneTree && m.focus != paneNarrative:
 			hint = ": click the sum tree (or tab to it), then ←/→ step the walk"
 		}
@@ -268,8 +268,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.tree.SetFrozen(false)
 		m.setStatus("resuming…", false)
 		return m.armTick()
-	case !m.live() && k.Restart.Enabled() && slices.Contains(k.Pause.Keys(), msg.String()):
-		// Pause is off once the run has ended; say why nothing moves.
+	case key.Matches(msg, k.Ended):
 		m.setStatus("the run has ended: r runs it again", false)
 		return nil
 	case key.Matches(msg, k.Restart):
@@ -539,7 +538,7 @@ func (m *Model) syncFocus() {
 		focus:    m.focus,
 		live:     m.live(),
 		paused:   m.paused,
-		frozen:   (m.paused || !m.live()) && !m.cfg.Algo.OnPolicy(), // PPO has no walk
+		frozen:   (m.paused || !m.live()) && m.hasWalk(),
 		picking:  m.form.Picking(),
 		onChoice: f.kind == fieldChoice,
 		onApply:  f.kind != fieldChoice,

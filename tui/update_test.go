@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"image/color"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -484,6 +485,26 @@ func TestHelpHasEveryBinding(t *testing.T) {
 			want["Everywhere"] = append(want["Everywhere"], k.NextStep, k.PrevStep)
 			want[paneTitles[paneNarrative]] = []key.Binding{k.ScrollUp, k.ScrollDown, k.WalkPrev, k.WalkNext}
 		}
+		// Every binding of the key maps is in want, but for those that
+		// share their keys and their line with one there: a binding
+		// added to a pane must be placed here, and so in the help.
+		listed := map[key.Help]bool{}
+		for _, bs := range want {
+			for _, b := range bs {
+				listed[b.Help()] = true
+			}
+		}
+		sharesALine := map[string]bool{"Back": true, "Resume": true, "Ended": true}
+		for _, km := range []any{k, e} {
+			v := reflect.ValueOf(km).Elem()
+			for i := range v.NumField() {
+				b, ok := v.Field(i).Interface().(key.Binding)
+				name := v.Type().Field(i).Name
+				if ok && !sharesALine[name] && !listed[b.Help()] && (walkthrough || (name != "NextStep" && name != "PrevStep")) {
+					t.Errorf("walkthrough %v: binding %s (%s) is in no section of the help's test", walkthrough, name, b.Help().Key)
+				}
+			}
+		}
 		// Counted: the mapping list and the editor both use ↑/k, and
 		// each needs its line.
 		for title, bs := range want {
@@ -516,6 +537,11 @@ func countOf(xs []string, x string) int {
 // and the status says why and what does.
 func TestSpaceOnAnEndedRunSaysSo(t *testing.T) {
 	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	// Before the first run has started, nothing has ended.
+	press(m, "space")
+	if s := m.Status(); strings.Contains(s, "ended") {
+		t.Errorf("space while the first run starts: status %q", s)
+	}
 	r := startRun(t, m, st)
 	r.Stop()
 	drain(m, r)
