@@ -92,12 +92,11 @@ func (e *devicesEditor) save() (string, error) {
 // builds the run's networks, so the editor is made by the command this
 // returns and opens when its editorOpenedMsg comes back (EditorOpened).
 func (p *mappingPane) openEditor(running engine.Config) tea.Cmd {
-	if p.opening {
+	if p.pendingEditor != 0 {
 		return nil
 	}
-	p.editorToken++
-	p.opening = true
-	token := p.editorToken
+	token := p.nextRequest()
+	p.pendingEditor = token
 	p.SetStatus("what if: predicting the run…", false)
 	p.version++
 	return func() tea.Msg {
@@ -117,10 +116,10 @@ type editorOpenedMsg struct {
 // EditorOpened opens the editor msg carries, unless the opening was
 // cancelled or another was asked for since.
 func (p *mappingPane) EditorOpened(msg editorOpenedMsg) {
-	if !p.opening || msg.token != p.editorToken {
+	if msg.token != p.pendingEditor {
 		return
 	}
-	p.opening = false
+	p.pendingEditor = 0
 	p.version++
 	if msg.err != nil {
 		p.SetStatus("what if: "+msg.err.Error(), true)
@@ -132,8 +131,7 @@ func (p *mappingPane) EditorOpened(msg editorOpenedMsg) {
 
 // cancelOpening drops an editor on its way (esc or d before it opened).
 func (p *mappingPane) cancelOpening() {
-	p.opening = false
-	p.editorToken++
+	p.pendingEditor = 0
 	p.SetStatus("", false)
 	p.version++
 }

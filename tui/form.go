@@ -66,7 +66,14 @@ type applyConfigMsg struct{ cfg engine.Config }
 // the form's configuration, whose device platform has just changed (and
 // loads): the table follows the platform before the run restarts with it.
 // Its other fields are the form's as they stand and may not validate.
-type platformPreviewMsg struct{ cfg engine.Config }
+//
+// running says the form is back on the running configuration's platform:
+// the table goes back to the running run, whatever the root's
+// configuration has become since the form took it (a live switch).
+type platformPreviewMsg struct {
+	cfg     engine.Config
+	running bool
+}
 
 // configForm edits the next run's configuration: lists for the
 // environment, the algorithm, the mapping and the device platform, inputs
@@ -603,7 +610,7 @@ func (f *configForm) Update(msg tea.KeyPressMsg) tea.Cmd {
 		if was != f.previewed {
 			// The mapping table showed the edited platform: back to the
 			// running one.
-			cmd = previewCmd(f.base)
+			cmd = runningPreviewCmd(f.base)
 		}
 	case key.Matches(msg, keys.Apply):
 		cfg, ok := f.validate()
@@ -744,7 +751,7 @@ func (f *configForm) changed() tea.Cmd {
 			return nil
 		}
 		f.previewed = f.base.Devices
-		return previewCmd(f.base)
+		return runningPreviewCmd(f.base)
 	}
 	if d == f.previewed {
 		return nil
@@ -755,7 +762,13 @@ func (f *configForm) changed() tea.Cmd {
 
 // previewCmd is the command asking for cfg's mapping table.
 func previewCmd(cfg engine.Config) tea.Cmd {
-	return func() tea.Msg { return platformPreviewMsg{cfg} }
+	return func() tea.Msg { return platformPreviewMsg{cfg: cfg} }
+}
+
+// runningPreviewCmd is the command taking the mapping table back to the
+// running configuration, base.
+func runningPreviewCmd(base engine.Config) tea.Cmd {
+	return func() tea.Msg { return platformPreviewMsg{cfg: base, running: true} }
 }
 
 // digitKey reports whether k types a decimal digit.

@@ -45,14 +45,16 @@ type mappingPane struct {
 	// Predictions that build a run's networks (up to a second for a Pong
 	// PPO trainer on this class of machine) are made off the update loop:
 	// the editor opens and a preview shows when their message comes back.
-	// A token tells a result from one asked for later; opening is an
-	// editor on its way.
-	editorToken, previewToken int
-	opening                   bool
+	// Each request takes the next token of requests; pendingEditor and
+	// pendingPreview hold the one awaited (0: none), so a result asked
+	// for before the user moved on is dropped. The pane lives as long as
+	// the explorer, so a token is never reused.
+	requests                      int
+	pendingEditor, pendingPreview int
 	// pred keeps the previews' workload while only the platform changes;
 	// predMu serializes the commands that use it.
-	pred   *engine.Predictor
-	predMu *sync.Mutex
+	pred   engine.Predictor
+	predMu sync.Mutex
 
 	// lineRow maps each line of the last rendering to the row it shows (a
 	// mapping of the list, or a parameter of the editor), -1 for others.
@@ -113,7 +115,7 @@ func newMappingKeys() mappingKeys {
 type switchMappingMsg struct{ mapping engine.Mapping }
 
 func newMappingPane(c *common) *mappingPane {
-	return &mappingPane{c: c, keys: newMappingKeys(), pred: new(engine.Predictor), predMu: new(sync.Mutex)}
+	return &mappingPane{c: c, keys: newMappingKeys()}
 }
 
 // SetSize sets the inner size of the pane.
@@ -147,11 +149,35 @@ func (p *mappingPane) Selected() string {
 }
 
 // HasMappings reports whether there are mappings to choose from.
-func (p *mappingPane) HasMappings() bool { return p.snap != nil && len(p.snap.Mapping.All) > 0 }
+//
+// A preview hides the list: its keys and clicks would act on rows not
+// shown.
+func (p *mappingPane) HasMappings() bool {
+	return p.snap != nil && p.preview == nil && len(p.snap.Mapping.All) > 0
+}
 
 // Editing reports whether the devices editor is open: its keys then take
 // the arrows, enter and esc, and the list's bindings do not apply.
-func (p *mappingPane) Editing() bool { return p.editor != nil }
+//
+// An editor on its way counts: its keys (esc and d cancel it) are the
+// pane's already.
+func (p *mappingPane) Editing() bool { return p.editor != nil || p.pendingEditor != 0 }
+
+// nextRequest returns a new request's token.
+func (p *mappingPane) nextRequest() int {
+	p.requests++
+	return p.requests
+}
+
+// NewRun readies the pane for a new run: the list follows the new run's
+// mapping and an editor of the old run's platform closes. A preview (of
+// the form's configuration, which a restart leaves as it is) stays.
+func (p *mappingPane) NewRun() {
+	p.snap, p.sel, p.moved = nil, 0, false
+	p.editor, p.pendingEditor = nil, 0
+	p.SetStatus("", false)
+	p.version++
+}
 
 // Preview shows the prediction for cfg, a configuration not running yet
 // (the config form's platform field), marked "preview: not running",
@@ -161,15 +187,14 @@ func (p *mappingPane) Editing() bool { return p.editor != nil }
 // The prediction is made by the command it returns; until its
 // previewMsg comes back (SetPreview) the preview says it is predicting.
 func (p *mappingPane) Preview(cfg engine.Config) tea.Cmd {
-	p.previewToken++
-	token, cfg := p.previewToken, cfg.Defaults()
+	token, cfg := p.nextRequest(), cfg.Defaults()
+	p.pendingPreview = token
 	p.preview = &mappingPreview{cfg: cfg, pending: true}
 	p.version++
-	pred, mu := p.pred, p.predMu
 	return func() tea.Msg {
-		mu.Lock()
-		defer mu.Unlock()
-		v, err := pred.Predict(cfg)
+		p.predMu.Lock()
+		defer p.predMu.Unlock()
+		v, err := p.pred.Predict(cfg)
 		return previewMsg{token, &mappingPreview{cfg: cfg, view: v, err: err}}
 	}
 }
@@ -183,9 +208,10 @@ type previewMsg struct {
 // SetPreview shows a preview's prediction, unless the preview was
 // cleared or replaced since it was asked for.
 func (p *mappingPane) SetPreview(msg previewMsg) {
-	if p.preview == nil || msg.token != p.previewToken {
+	if msg.token != p.pendingPreview {
 		return
 	}
+	p.pendingPreview = 0
 	p.preview = msg.preview
 	p.version++
 }
@@ -193,7 +219,7 @@ func (p *mappingPane) SetPreview(msg previewMsg) {
 // ClearPreview goes back to the running configuration's view; a
 // prediction still on its way is dropped when it comes.
 func (p *mappingPane) ClearPreview() {
-	p.previewToken++
+	p.pendingPreview = 0
 	if p.preview != nil {
 		p.preview = nil
 		p.version++
@@ -234,7 +260,7 @@ func (p *mappingPane) Update(msg tea.KeyPressMsg, running engine.Config) tea.Cmd
 	if p.editor != nil {
 		return p.updateEditor(msg)
 	}
-	if p.opening && key.Matches(msg, p.keys.Close) {
+	if p.pendingEditor != 0 && key.Matches(msg, p.keys.Close) {
 		p.cancelOpening()
 		return nil
 	}

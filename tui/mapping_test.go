@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rlxdev/rlx/engine"
@@ -122,14 +123,14 @@ func TestMappingPanePreview(t *testing.T) {
 	// (under another name) clears the preview.
 	m, st := newTestModel(t, cfg, 120, 40)
 	startRun(t, m, st)
-	_, cmd := m.Update(platformPreviewMsg{other})
+	_, cmd := m.Update(platformPreviewMsg{cfg: other})
 	runCmd(m, cmd)
 	if text := paneText(m.mapping); !strings.Contains(text, "preview: not running") {
 		t.Fatalf("a preview of batch 4096 through the root:\n%s", text)
 	}
 	named := cfg
 	named.Name = "hopper-ddpg-16384"
-	_, cmd = m.Update(platformPreviewMsg{named})
+	_, cmd = m.Update(platformPreviewMsg{cfg: named})
 	runCmd(m, cmd)
 	if text := paneText(m.mapping); strings.Contains(text, "preview") {
 		t.Errorf("the running configuration still shows as a preview:\n%s", text)
@@ -216,12 +217,12 @@ func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
 
 	other := m.Config()
 	other.Devices = "heppo-zcu106"
-	_, cmd := m.Update(platformPreviewMsg{other})
+	_, cmd := m.Update(platformPreviewMsg{cfg: other})
 	runCmd(m, cmd)
 	if m.mapping.preview == nil {
 		t.Fatal("a preview of another platform did not show")
 	}
-	_, cmd = m.Update(platformPreviewMsg{m.Config()})
+	_, cmd = m.Update(platformPreviewMsg{cfg: m.Config()})
 	runCmd(m, cmd)
 	if text := plain(m); m.mapping.preview != nil || strings.Contains(text, "preview: not running") {
 		t.Errorf("the running configuration (G-G-G) shows as a preview:\n%s", text)
@@ -256,8 +257,8 @@ func TestPredictionsOffTheLoop(t *testing.T) {
 	m.setFocus(paneMapping)
 
 	open := press(m, "d")
-	if open == nil || m.mapping.Editing() || !strings.Contains(plain(m), "what if: predicting the run…") {
-		t.Fatalf("d: a command %v, editing %v; want the editor on its way:\n%s", open != nil, m.mapping.Editing(), plain(m))
+	if open == nil || m.mapping.editor != nil || !strings.Contains(plain(m), "what if: predicting the run…") {
+		t.Fatalf("d: a command %v, editor open %v; want the editor on its way:\n%s", open != nil, m.mapping.editor != nil, plain(m))
 	}
 	press(m, "esc")
 	m.Update(open())
@@ -272,22 +273,80 @@ func TestPredictionsOffTheLoop(t *testing.T) {
 
 	other := m.Config()
 	other.Batch = 4096
-	_, first := m.Update(platformPreviewMsg{other})
+	_, first := m.Update(platformPreviewMsg{cfg: other})
 	if !strings.Contains(plain(m), "predicting Hopper-workload ddpg on it") {
 		t.Fatalf("a preview on its way does not say so:\n%s", plain(m))
 	}
-	m.Update(platformPreviewMsg{m.Config()}) // back to the running configuration
+	m.Update(platformPreviewMsg{cfg: m.Config()}) // back to the running configuration
 	m.Update(first())
 	if m.mapping.preview != nil {
 		t.Fatal("a preview cleared while predicted came back")
 	}
-	_, first = m.Update(platformPreviewMsg{other})
+	_, first = m.Update(platformPreviewMsg{cfg: other})
 	third := other
 	third.Devices = "heppo-zcu106"
-	_, last := m.Update(platformPreviewMsg{third})
+	_, last := m.Update(platformPreviewMsg{cfg: third})
 	m.Update(last())
 	m.Update(first())
 	if pv := m.mapping.preview; pv == nil || pv.cfg.Devices != "heppo-zcu106" || pv.err == nil {
 		t.Fatalf("an older preview's result replaced the latest: %+v", pv)
+	}
+}
+
+// TestPendingEditorAndPreviewAcrossKeys: an editor on its way is the
+// pane's (esc in a zoomed pane cancels it, not the zoom, and it does not
+// open later); a preview survives a restart, its list hidden from keys and
+// clicks; a live switch does not keep a preview up when the form goes back
+// to the running platform; applying ends the preview.
+func TestPendingEditorAndPreviewAcrossKeys(t *testing.T) {
+	userDevicesIn(t)
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	startRun(t, m, st)
+	m.setFocus(paneMapping)
+	press(m, "z")
+	open := press(m, "d")
+	press(m, "esc")
+	m.Update(open())
+	if !m.zoomed || m.mapping.editor != nil {
+		t.Fatalf("esc with the editor on its way in a zoomed pane: zoomed %v, editor open %v; want the zoom kept and no editor", m.zoomed, m.mapping.editor != nil)
+	}
+	press(m, "esc")
+
+	// A preview, then r: it is still shown, and the list under it takes no key.
+	other := m.Config()
+	other.Devices = engine.HostDevices
+	_, cmd := m.Update(platformPreviewMsg{cfg: other})
+	_, restart := m.Update(keyMsg("r"))
+	m.Update(cmd())
+	if restart != nil {
+		if started, ok := restart().(startedMsg); ok {
+			m.Update(started)
+		}
+	}
+	if m.mapping.preview == nil {
+		t.Fatal("a restart dropped the preview of the form's platform")
+	}
+	if c := press(m, "enter"); c != nil {
+		if msg, ok := c().(switchMappingMsg); ok {
+			t.Fatalf("enter under a preview switched the live run to a hidden row: %v", msg.mapping)
+		}
+	}
+
+	// A live switch, then the form back on the running platform: no
+	// preview left.
+	if err := m.switchMapping(engine.MustMapping("G-G-G")); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(platformPreviewMsg{cfg: hopperConfig(), running: true})
+	if m.mapping.preview != nil {
+		t.Fatal("back on the running platform after a live switch, the preview stays")
+	}
+
+	// Applying what was previewed ends the preview.
+	_, cmd = m.Update(platformPreviewMsg{cfg: other})
+	m.Update(cmd())
+	runCmd(m, func() tea.Msg { return applyConfigMsg{other} })
+	if m.mapping.preview != nil {
+		t.Error("the applied configuration still shows as a preview")
 	}
 }

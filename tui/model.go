@@ -103,6 +103,7 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 	m.help.Styles = m.com.Styles.Help
 	m.form = newConfigForm(m.com, m.cfg)
 	m.narr = newNarrativePane(m.com)
+	m.mapping = newMappingPane(m.com)
 	m.resetPanes()
 	// cfg is the preset's (or its first step's) as the caller applied its
 	// overrides: the explorer runs it as given.
@@ -117,12 +118,14 @@ func New(ctx context.Context, start Starter, cfg engine.Config, opts ...Option) 
 }
 
 // resetPanes gives a new run fresh panes (their caches are keyed by the
-// snapshot sequence, which restarts with every run).
+// snapshot sequence, which restarts with every run). The mapping pane is
+// kept and reset: it holds requests in flight and a preview of the form's
+// configuration, which outlive a run.
 func (m *Model) resetPanes() {
 	m.tree = newTreePane(m.com)
 	m.pipe = newPipelinePane(m.com)
 	m.charts = newChartsPane(m.com)
-	m.mapping = newMappingPane(m.com)
+	m.mapping.NewRun()
 	m.relayout()
 }
 

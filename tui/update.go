@@ -43,7 +43,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.applyConfig(msg.cfg, "applied: restarting the run", "restarting with the new configuration…")
 	case platformPreviewMsg:
 		// The form is back on the running configuration: no preview.
-		if sameRun(msg.cfg, m.cfg) {
+		if msg.running || sameRun(msg.cfg, m.cfg) {
 			m.mapping.ClearPreview()
 		} else {
 			cmd = m.mapping.Preview(msg.cfg)
@@ -191,6 +191,8 @@ func (m *Model) handleStarted(msg startedMsg) tea.Cmd {
 func (m *Model) setConfig(cfg engine.Config) {
 	m.cfg = cfg
 	m.form.Reset(cfg)
+	// The form now shows what runs: no configuration left to preview.
+	m.mapping.ClearPreview()
 	m.syncDeparture()
 }
 
