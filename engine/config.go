@@ -86,6 +86,12 @@ func (c Config) Defaults() Config {
 	if c.Mapping == (Mapping{}) {
 		c.Mapping = AutoMapping
 	}
+	// The default platform by its name: configurations that run the same
+	// compare equal however the platform was given (the explorer's header
+	// and previews), and run.json says which platform ran.
+	if c.Devices == "" {
+		c.Devices = DefaultDevices
+	}
 	c.Algo = Algorithm(strings.ToLower(string(c.Algo)))
 	if c.Algo.OnPolicy() {
 		// CleanRL's ppo.py or ppo_continuous_action.py, by action space.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,9 +134,7 @@ run: {env: CartPole-v1, algo: dqn, batch: 32, steps: 1000}
 // starts the walkthrough without leaving the explorer: its narrative, its
 // first step's run.
 func TestPickerStartsAWalkthrough(t *testing.T) {
-	st := &scriptedStarter{}
-	m := New(context.Background(), st.start, hopperConfig(), WithPresets(pickerPresets(t)))
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, st := newTestModel(t, hopperConfig(), 120, 40, WithPresets(pickerPresets(t)))
 	startRun(t, m, st)
 	press(m, "/")
 	if m.pick == nil {
@@ -192,9 +189,7 @@ func TestPickerStartsAWalkthrough(t *testing.T) {
 // TestPickerEscClosesAndMouseSelects: esc closes without a change, a
 // click selects the row under the pointer.
 func TestPickerEscClosesAndMouseSelects(t *testing.T) {
-	st := &scriptedStarter{}
-	m := New(context.Background(), st.start, hopperConfig(), WithPresets(pickerPresets(t)))
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, st := newTestModel(t, hopperConfig(), 120, 40, WithPresets(pickerPresets(t)))
 	startRun(t, m, st)
 	press(m, "/")
 	if cmd := press(m, "esc"); m.pick != nil || cmd != nil {
@@ -274,6 +269,16 @@ func TestHeaderNamesThePlatform(t *testing.T) {
 	if h := firstLines(plain(m), 1); strings.Contains(h, " on ") {
 		t.Errorf("the default platform is named:\n%s", h)
 	}
+	// The default platform named on the command line is still the
+	// default: not named, and the preset not edited.
+	spelled := hopperConfig()
+	spelled.Name, spelled.Devices = "hopper", engine.DefaultDevices
+	p := engine.Preset{Name: "hopper", Kind: engine.KindRun, Run: hopperConfig()}
+	m, st = newTestModel(t, spelled, 200, 60, WithPreset(p, func(c engine.Config) engine.Config { c.Devices = engine.DefaultDevices; return c }))
+	startRun(t, m, st)
+	if h := firstLines(plain(m), 1); strings.Contains(h, " on ") || strings.Contains(h, "edited") {
+		t.Errorf("--devices %s reads as another platform:\n%s", engine.DefaultDevices, h)
+	}
 	cfg := hopperConfig()
 	cfg.Devices = filepath.Join(t.TempDir(), "table-iv-edited.yaml")
 	m, st = newTestModel(t, cfg, 200, 60)
@@ -294,9 +299,7 @@ func TestHeaderCountsCommandLineOverrides(t *testing.T) {
 		{func(c engine.Config) engine.Config { return c }, false},
 		{func(c engine.Config) engine.Config { c.Steps = 5_000_000; return c }, true},
 	} {
-		st := &scriptedStarter{}
-		m := New(context.Background(), st.start, tt.override(p.Run), WithPreset(p, tt.override))
-		m.Update(tea.WindowSizeMsg{Width: 200, Height: 60})
+		m, st := newTestModel(t, tt.override(p.Run), 200, 60, WithPreset(p, tt.override))
 		startRun(t, m, st)
 		h := firstLines(plain(m), 1)
 		if got := strings.Contains(h, "edited from preset hopper-ddpg-16384"); got != tt.edited || !strings.Contains(h, "preset hopper-ddpg-16384") {

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -108,9 +107,7 @@ func TestGoldenHelp(t *testing.T) {
 func TestGoldenPicker(t *testing.T) {
 	for _, sz := range goldenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
-			st := &scriptedStarter{}
-			m := New(context.Background(), st.start, hopperConfig(), WithPresets(pickerPresets(t)))
-			m.Update(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+			m, st := newTestModel(t, hopperConfig(), sz.w, sz.h, WithPresets(pickerPresets(t)))
 			startRun(t, m, st)
 			press(m, "/")
 			press(m, "down")

@@ -54,7 +54,7 @@ func (m *Model) header() []string {
 		what = append(what, st.Text.Render(fmt.Sprintf("B %d · K %d · D %d · %d actor(s)",
 			cfg.Batch, cfg.Fanout, cfg.Depth, cfg.Actors)))
 	}
-	if cfg.Devices != "" {
+	if platformName(cfg.Devices) != engine.DefaultDevices {
 		// The default Table IV platform goes unsaid; any other is part of
 		// what runs (the figures are on its clock).
 		what = append(what, st.Muted.Render("on ")+st.Text.Render(filepath.Base(cfg.Devices)))
@@ -63,7 +63,7 @@ func (m *Model) header() []string {
 		// The name is the preset's only while the run is the preset's:
 		// once the form or a mapping switch changed it, say so. m.cfg,
 		// not the snapshot's configuration, follows a live switch.
-		if len(configChanges(m.origin, m.cfg)) == 0 {
+		if sameRun(m.origin, m.cfg) {
 			what = append(what, st.Muted.Render("preset ")+st.Text.Render(cfg.Name))
 		} else {
 			what = append(what, st.Warn.Render("edited")+st.Muted.Render(" from preset ")+st.Text.Render(cfg.Name))

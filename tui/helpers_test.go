@@ -13,10 +13,10 @@ import (
 )
 
 // newTestModel returns a model over a scripted starter, sized w x h.
-func newTestModel(t testing.TB, cfg engine.Config, w, h int) (*Model, *scriptedStarter) {
+func newTestModel(t testing.TB, cfg engine.Config, w, h int, opts ...Option) (*Model, *scriptedStarter) {
 	t.Helper()
 	st := &scriptedStarter{}
-	m := New(context.Background(), st.start, cfg)
+	m := New(context.Background(), st.start, cfg, opts...)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m, st
 }

@@ -1,13 +1,11 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/rlxdev/rlx/engine"
@@ -88,9 +86,7 @@ func tourBudget(c engine.Config) engine.Config {
 func newTourModel(t testing.TB, w, h int) (*Model, *scriptedStarter, *scriptedRun) {
 	t.Helper()
 	p := tourPreset(t)
-	st := &scriptedStarter{}
-	m := New(context.Background(), st.start, tourBudget(p.StepConfig(0)), WithPreset(p, tourBudget))
-	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m, st := newTestModel(t, tourBudget(p.StepConfig(0)), w, h, WithPreset(p, tourBudget))
 	r := startRun(t, m, st)
 	return m, st, r
 }
@@ -199,9 +195,7 @@ func TestWalkthroughMappingStepRestartsAnEndedRun(t *testing.T) {
 // before, with n and p free and no narrative.
 func TestWalkthroughOffForRuns(t *testing.T) {
 	p := engine.Preset{Name: "hopper", Kind: engine.KindRun, Run: hopperConfig()}
-	st := &scriptedStarter{}
-	m := New(context.Background(), st.start, p.Run, WithPreset(p, nil))
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, st := newTestModel(t, p.Run, 120, 40, WithPreset(p, nil))
 	startRun(t, m, st)
 	if m.Step() != -1 || strings.Contains(plain(m), "Walkthrough") {
 		t.Errorf("a run preset shows walkthrough mode (step %d)", m.Step())
