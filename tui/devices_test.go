@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -163,13 +162,8 @@ func fastCPUPlatform(t *testing.T) string {
 	return path
 }
 
-// whatIfProbe publishes, after every message, what the what-if flow waits
-// for: the editor's state and the runs started.
-type whatIfProbe struct {
-	*Model
-	seen atomic.Pointer[whatIfState]
-}
-
+// whatIfState is what the what-if flow waits for: the editor's state and
+// the runs started.
 type whatIfState struct {
 	run       LiveRun
 	editing   bool
@@ -182,14 +176,7 @@ func (s *whatIfState) String() string {
 	return fmt.Sprintf("editing %v, draft PCIe %g GB/s runs %q, live %q", s.editing, s.gbs, s.draft, s.liveChose)
 }
 
-func (p *whatIfProbe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := p.Model.Update(msg)
-	p.publish()
-	return p, cmd
-}
-
-func (p *whatIfProbe) publish() {
-	m := p.Model
+func readWhatIf(m *Model) *whatIfState {
 	s := &whatIfState{run: m.run}
 	if e := m.mapping.editor; e != nil {
 		s.editing, s.draft = true, draftChosen(e)
@@ -197,15 +184,6 @@ func (p *whatIfProbe) publish() {
 	}
 	if m.snap != nil {
 		s.liveChose = m.snap.Mapping.Chosen
-	}
-	p.seen.Store(s)
-}
-
-func waitWhatIf(t *testing.T, p *whatIfProbe, what string, cond func(*whatIfState) bool) *whatIfState {
-	t.Helper()
-	var s *whatIfState
-	if !poll(func() bool { s = p.seen.Load(); return s != nil && cond(s) }) {
-		t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
 	}
 	return s
 }
@@ -220,11 +198,10 @@ func TestFlowWhatIfPCIe(t *testing.T) {
 	dir := userDevicesIn(t)
 	platform := fastCPUPlatform(t)
 	st := &scriptedStarter{}
-	p := &whatIfProbe{Model: New(t.Context(), st.start, whatIfConfig(platform))}
-	p.publish()
+	p := newProbe(New(t.Context(), st.start, whatIfConfig(platform)), readWhatIf)
 	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40))
 	waitFor(t, "the run to start", func() bool { r, _ := st.last(); return r != nil })
-	waitWhatIf(t, p, "the model to take the run", func(s *whatIfState) bool { return s.run != nil })
+	waitState(t, p, "the model to take the run", func(s *whatIfState) bool { return s.run != nil })
 
 	// Tree, pipeline, charts, mapping; d opens the editor on the PCIe
 	// bandwidth.
@@ -232,7 +209,7 @@ func TestFlowWhatIfPCIe(t *testing.T) {
 		tm.Send(keyCode(tea.KeyTab))
 	}
 	tm.Type("d")
-	s := waitWhatIf(t, p, "the editor", func(s *whatIfState) bool { return s.editing && s.draft != "" })
+	s := waitState(t, p, "the editor", func(s *whatIfState) bool { return s.editing && s.draft != "" })
 	if s.gbs != 16 || s.draft != "F-F-F" {
 		t.Fatalf("the editor opened on %v, want PCIe 16 GB/s running F-F-F", s)
 	}
@@ -242,7 +219,7 @@ func TestFlowWhatIfPCIe(t *testing.T) {
 	for range 20 {
 		prev := s.gbs
 		tm.Type("-")
-		s = waitWhatIf(t, p, "the next bandwidth", func(s *whatIfState) bool { return s.gbs < prev })
+		s = waitState(t, p, "the next bandwidth", func(s *whatIfState) bool { return s.gbs < prev })
 		if s.draft != "F-F-F" {
 			at = s.gbs
 			break

@@ -53,13 +53,41 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// probed wraps the root model in a flow and publishes, after every message,
-// what the flow asserts on, so that a flow waits for the model to reach a
-// state (never for time) before its next key.
-type probed struct {
+// probeOf wraps the root model in a flow and publishes, after every
+// message, what the flow asserts on (read from the model), so that a flow
+// waits for the model to reach a state (never for time) before its next
+// key.
+type probeOf[S any] struct {
 	*Model
-	seen atomic.Pointer[modelState]
+	read func(*Model) *S
+	seen atomic.Pointer[S]
 }
+
+func newProbe[S any](m *Model, read func(*Model) *S) *probeOf[S] {
+	p := &probeOf[S]{Model: m, read: read}
+	p.seen.Store(read(m))
+	return p
+}
+
+func (p *probeOf[S]) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.Model.Update(msg)
+	p.seen.Store(p.read(p.Model))
+	return p, cmd
+}
+
+// waitState waits until the published state satisfies cond; on a time-out
+// it says what it waited for and the last state seen, in one line.
+func waitState[S any](t *testing.T, p *probeOf[S], what string, cond func(*S) bool) *S {
+	t.Helper()
+	var s *S
+	if !poll(func() bool { s = p.seen.Load(); return s != nil && cond(s) }) {
+		t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
+	}
+	return s
+}
+
+// probed is the flows' probe: the run, the snapshot, pause, focus, step.
+type probed = probeOf[modelState]
 
 // modelState is what a flow can see of the model between two messages.
 type modelState struct {
@@ -79,35 +107,13 @@ func (s *modelState) String() string {
 }
 
 func probe(m *Model) *probed {
-	p := &probed{Model: m}
-	p.publish()
-	return p
-}
-
-func (p *probed) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := p.Model.Update(msg)
-	p.publish()
-	return p, cmd
-}
-
-func (p *probed) publish() {
-	m := p.Model
-	s := &modelState{run: m.run, paused: m.paused, focus: m.Focus(), starts: m.gen, walkStp: m.Step()}
-	if m.snap != nil {
-		s.seq, s.state, s.chosen = m.snap.Seq, m.snap.State, m.snap.Mapping.Chosen
-	}
-	p.seen.Store(s)
-}
-
-// waitModel waits until the model's state satisfies cond; on a time-out it
-// says what it waited for and the last state seen, in one line.
-func waitModel(t *testing.T, p *probed, what string, cond func(*modelState) bool) *modelState {
-	t.Helper()
-	var s *modelState
-	if !poll(func() bool { s = p.seen.Load(); return cond(s) }) {
-		t.Fatalf("timed out waiting for %s; the model shows %v", what, s)
-	}
-	return s
+	return newProbe(m, func(m *Model) *modelState {
+		s := &modelState{run: m.run, paused: m.paused, focus: m.Focus(), starts: m.gen, walkStp: m.Step()}
+		if m.snap != nil {
+			s.seq, s.state, s.chosen = m.snap.Seq, m.snap.State, m.snap.Mapping.Chosen
+		}
+		return s
+	})
 }
 
 // waitLive waits until the starter has started n runs and the model runs
@@ -120,7 +126,7 @@ func waitLive(t *testing.T, p *probed, st *scriptedStarter, n int) *scriptedRun 
 		run = r
 		return len(cfgs) == n && r != nil
 	})
-	waitModel(t, p, fmt.Sprintf("the model to take run %d", n), func(s *modelState) bool { return s.run == LiveRun(run) })
+	waitState(t, p, fmt.Sprintf("the model to take run %d", n), func(s *modelState) bool { return s.run == LiveRun(run) })
 	return run
 }
 
@@ -173,11 +179,11 @@ func TestFlowStartEditSwitchPauseQuit(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
 	tm.Send(keyCode(tea.KeyDown))
 	tm.Send(keyCode(tea.KeyEnter))
-	waitModel(t, p, "the switch to G-G-G", func(s *modelState) bool { return s.chosen == "G-G-G" })
+	waitState(t, p, "the switch to G-G-G", func(s *modelState) bool { return s.chosen == "G-G-G" })
 
 	// Pause: the model has seen the run's paused snapshot before q.
 	tm.Send(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
-	waitModel(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
+	waitState(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
 
 	tm.Type("q")
 	m := finalModel(t, tm)
@@ -205,9 +211,9 @@ func TestFlowResumeRestart(t *testing.T) {
 	run := waitLive(t, p, st, 1)
 	space := tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	tm.Send(space)
-	waitModel(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
+	waitState(t, p, "the paused snapshot", func(s *modelState) bool { return s.paused && s.state == engine.Paused })
 	tm.Send(space)
-	waitModel(t, p, "the resumed snapshot", func(s *modelState) bool { return !s.paused && s.state == engine.Running })
+	waitState(t, p, "the resumed snapshot", func(s *modelState) bool { return !s.paused && s.state == engine.Running })
 	tm.Type("r")
 	second := waitLive(t, p, st, 2)
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
@@ -264,7 +270,7 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			p := probe(New(t.Context(), st.start, tc.cfg, append(tc.opts, WithRedrawRate(30))...))
 			tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40))
 			first := waitLive(t, p, st, 1)
-			waitModel(t, p, "the first run's snapshots to advance", func(s *modelState) bool { return s.seq >= 4 })
+			waitState(t, p, "the first run's snapshots to advance", func(s *modelState) bool { return s.seq >= 4 })
 
 			tc.restart(tm)
 			second := waitLive(t, p, st, 2)
@@ -276,7 +282,7 @@ func TestFlowRestartKeepsReading(t *testing.T) {
 			}
 			// A new run's snapshots start again from 1: reading it three
 			// more times proves the explorer ticks on the new run.
-			waitModel(t, p, "the new run's snapshots to advance", func(s *modelState) bool {
+			waitState(t, p, "the new run's snapshots to advance", func(s *modelState) bool {
 				return s.run == LiveRun(second) && s.seq >= 4
 			})
 			// The form may still have the focus, where q types.
@@ -347,14 +353,14 @@ func TestFlowPickWalkthrough(t *testing.T) {
 	tm.Type("tour")
 	tm.Send(keyCode(tea.KeyEnter))
 	waitLive(t, p, st, 2)
-	waitModel(t, p, "the walkthrough's first step", func(s *modelState) bool {
+	waitState(t, p, "the walkthrough's first step", func(s *modelState) bool {
 		return s.walkStp == 0 && s.focus == paneTitles[paneNarrative]
 	})
 	if _, cfgs := st.last(); cfgs[1] != tourPreset(t).StepConfig(0).Defaults() {
 		t.Errorf("started %+v, want the tour's first step", cfgs[1])
 	}
 	tm.Type("n")
-	waitModel(t, p, "step 2", func(s *modelState) bool { return s.walkStp == 1 })
+	waitState(t, p, "step 2", func(s *modelState) bool { return s.walkStp == 1 })
 	tm.Type("q")
 	if m := finalModel(t, tm); m.wt == nil || m.wt.preset.Name != "hopper-dse-tour" {
 		t.Errorf("the explorer did not end in the tour walkthrough")

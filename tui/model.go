@@ -52,8 +52,10 @@ type Model struct {
 	// hinted is set once the user has pressed a key: until then the
 	// footer says how to change the run.
 	hinted bool
-	// origin is the configuration the preset (or the walkthrough step)
-	// prescribes: the header names the preset only while the run is it.
+	// origin is the run preset's own configuration, before the command
+	// line's overrides (presetOrigin), or the configuration the explorer
+	// was given without a preset: the header names the preset only while
+	// the run is it. Walkthroughs head with their step instead.
 	origin  engine.Config
 	lay     layout
 	headerH int

@@ -106,6 +106,9 @@ func (r *scriptedRun) SetMapping(m engine.Mapping) {
 // moving with the mapping from then on. h's slices are not modified; the
 // snapshots that share them are published.
 func switchedHistory(h engine.History, from, to string, before, after float64) engine.History {
+	if len(h.SimRate) == 0 || len(h.Predicted) != len(h.SimRate) {
+		return h // nothing recorded to place the switch in
+	}
 	at := len(h.SimRate) * 3 / 4
 	h.SimRate = slices.Clone(h.SimRate)
 	h.Predicted = slices.Clone(h.Predicted)

@@ -349,11 +349,6 @@ func (m *Model) startPreset(p engine.Preset) tea.Cmd {
 	return m.applyConfig(cfg, "started "+p.Name, "starting "+p.Kind+" "+p.Name+"…")
 }
 
-// enterPreset makes p (nil for none) the explorer's preset: walkthrough
-// mode with the first step's narrative for a walkthrough or an
-// experiment, the panes of a run otherwise. It returns the configuration
-// p runs first, the command line's overrides applied (New runs the one it
-// was given instead).
 // presetOrigin is what the header compares the running configuration with
 // to say whether it is still preset p's: p's own first configuration,
 // before the command line's overrides (--set, --devices), which change
@@ -365,6 +360,11 @@ func presetOrigin(p *engine.Preset, cfg engine.Config) engine.Config {
 	return p.StepConfig(0).Defaults()
 }
 
+// enterPreset makes p (nil for none) the explorer's preset: walkthrough
+// mode with the first step's narrative for a walkthrough or an
+// experiment, the panes of a run otherwise. It returns the configuration
+// p runs first, the command line's overrides applied (New runs the one it
+// was given instead).
 func (m *Model) enterPreset(p *engine.Preset) engine.Config {
 	m.opts.preset = p
 	m.wt = nil
