@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -69,6 +70,16 @@ func (r *Recorder) Len() int {
 }
 
 // add is Add with r.mu held; keep records s whatever the spacing.
+// withFinal adds final to r, whatever the rows' spacing, and returns a
+// copy of r's rows for writing: r's own are thinned in place by later
+// Adds.
+func (r *Recorder) withFinal(final *engine.Snapshot) *Recorder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.add(final, true)
+	return &Recorder{rows: slices.Clone(r.rows), losses: r.losses, last: r.last, every: r.every}
+}
+
 func (r *Recorder) add(s *engine.Snapshot, keep bool) {
 	if s == nil || len(r.rows) > 0 && s.Seq <= r.last {
 		return

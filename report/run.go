@@ -131,16 +131,16 @@ type Util struct {
 	Utilization float64 `json:"utilization"`
 }
 
-// NewMapping is the run.json form of mapping view m of a run of algo: a
-// live run's, or one engine.Predict returns (rlx dse on a run's own
-// workload).
-func NewMapping(algo engine.Algorithm, m engine.MappingView) Mapping {
+// NewMapping is the run.json form of mapping view m: a live run's, or one
+// engine.Predict returns (rlx dse on a run's own workload). The view's
+// unit says which of PredictedGPS and PredictedIPS its prediction is.
+func NewMapping(m engine.MappingView) Mapping {
 	r := Mapping{
 		Requested: m.Requested, Chosen: m.Chosen,
 		SecondBest: m.SecondBest, SpeedupOver: m.SpeedupOver, Worst: m.Worst, SpeedupOverWorst: m.SpeedupOverWorst,
 		FPGA: m.FPGA, All: m.All, Note: m.Note, Watts: m.Watts, GPSPerWatt: m.GPSPerWatt,
 	}
-	if algo.OnPolicy() {
+	if m.Unit == "IPS" {
 		r.PredictedIPS = m.PredictedGPS
 	} else {
 		r.PredictedGPS = m.PredictedGPS
@@ -164,7 +164,7 @@ func NewRun(final *engine.Snapshot) Run {
 			Episodes: s.Counters.Episodes, Samples: s.Counters.Samples, GAEElements: s.Counters.GAE,
 		},
 	}
-	r.Mapping = NewMapping(s.Config.Algo, s.Mapping)
+	r.Mapping = NewMapping(s.Mapping)
 	host, sim := s.Averages()
 	r.Summary.Host, r.Summary.Sim = Rates(host), Rates(sim)
 	r.Summary.SimRecent = Rates(s.SimRecent)
@@ -225,9 +225,10 @@ func Write(dir string, final *engine.Snapshot, rec *Recorder) ([]string, error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("report: cannot create output directory %s: %w", dir, err)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	rec.add(final, true)
+	// The files are written from a copy of the rows, so that a live run
+	// exported while it records (the explorer's e) is not held up while
+	// the plots render and the disk writes.
+	rec = rec.withFinal(final)
 	run := NewRun(final)
 	writeRun := func(files []string) error {
 		run.Files = files

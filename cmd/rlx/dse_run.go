@@ -75,7 +75,7 @@ func exploreRunWorkload(out io.Writer, req dseRunRequest, asJSON bool) error {
 	}
 	cfg = cfg.Defaults()
 	if asJSON {
-		return writeJSON(out, dseRunJSON{Schema: dseRunSchema, Config: cfg, Mapping: report.NewMapping(cfg.Algo, v)})
+		return writeJSON(out, dseRunJSON{Schema: dseRunSchema, Config: cfg, Mapping: report.NewMapping(v)})
 	}
 	return printRunWorkload(out, cfg, v)
 }
