@@ -39,16 +39,17 @@ func loadPlatform(path string) (*hw.Platform, error) {
 	return p, nil
 }
 
-// dseDefaultBatch is rlx dse's batch when --batch is not given: 256, the
-// one batch size 000 Table V measures for CartPole, Hopper and Pong alike.
+// dseDefaultBatch is rlx dse's batch when --batch is not given: 256, one
+// of the two batch sizes (with 32) 000 Table V measures for CartPole,
+// Hopper and Pong alike.
 const dseDefaultBatch = 256
 
 // tableIIIEnv resolves --env: a 000 Table III environment by its name, in
 // any case, or by the id of the run environment that stands in for it
-// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). The
-// id of another run environment gives ok false and its id as runID: rlx
-// dse explores that run's own workload (exploreRunWorkload).
-func tableIIIEnv(name string) (e dse.Env, runID string, err error) {
+// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). For
+// the id of another run environment it returns that id as runID, and rlx
+// dse explores the run's own workload (exploreRunWorkload).
+func tableIIIEnv(name string) (dse.Env, string, error) {
 	if e, err := dse.FindEnv(name); err == nil {
 		return e, "", nil
 	}
@@ -73,7 +74,7 @@ func tableIIIEnv(name string) (e dse.Env, runID string, err error) {
 func newDSECmd() *cobra.Command {
 	var (
 		env, algo, devices string
-		batch              int
+		batch, capacity    int
 		asJSON, sweep      bool
 		claims, sensitive  bool
 	)
@@ -86,10 +87,12 @@ performance table, the mapping algorithm (Algorithm 3) and the throughput
 of every learner-RMM mapping, with the speedups of the chosen one.
 --env names a Table III environment (CartPole, Hopper, Pong) or the run id
 that stands in for it (CartPole-v1, Hopper-workload, Pong-workload);
---batch defaults to 256, the one batch Table V measures for all three.
+--batch defaults to 256, which Table V measures (with 32) for all three.
 Any other run environment (Pendulum-v1, Acrobot-v1, Humanoid-workload...)
 is explored on the run's own workload, as the explorer's mapping pane
-predicts it (JSON schema ` + dseRunSchema + `); --algo ppo explores a PPO run.
+predicts it (JSON schema ` + dseRunSchema + `): --algo takes any algorithm
+that fits it, ppo too (no --batch then), --batch at most a live run's
+65536, and --capacity sets its replay.
 --sweep runs the grid of 000 Table V. --claims lists every quantitative
 claim of seeds 000, 001 §5.1.4 and 003 that the models address, the
 paper's figure beside the model's, and counts those within a factor of 2.
@@ -167,7 +170,10 @@ Table IV platform, the one the claims' notes describe).`,
 				return usageError{err}
 			}
 			if runID != "" {
-				return exploreRunWorkload(out, dseRunRequest{env: runID, algo: algo, devices: devices, batch: batch, batchSet: cmd.Flags().Changed("batch")}, asJSON)
+				return exploreRunWorkload(out, dseRunRequest{env: runID, algo: algo, devices: devices, batch: batch, batchSet: cmd.Flags().Changed("batch"), capacity: capacity}, asJSON)
+			}
+			if cmd.Flags().Changed("capacity") {
+				return usagef("--capacity sets a run environment's replay; 000 Table III's %s learner takes Table V's: leave out --capacity", e.Name)
 			}
 			if algo == "" {
 				algo = e.Algos[0]
@@ -192,10 +198,11 @@ Table IV platform, the one the claims' notes describe).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&env, "env", "", "environment of 000 Table III: CartPole, Hopper or Pong, or the id a run gives it: CartPole-v1, Hopper-workload, Pong-workload; any other run environment explores that run's own workload")
-	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); a run environment takes any that fits it, ppo too; default: Table III's, or DQN or TD3 by the actions")
-	f.IntVar(&batch, "batch", dseDefaultBatch, "learner batch size B, 1.."+strconv.Itoa(hw.MaxBatch)+"; the default is the one batch 000 Table V measures for all three environments")
+	f.StringVar(&algo, "algo", "", "algorithm: DDPG or TD3 (CartPole, Hopper), DQN (Pong, CartPole); another run environment takes any that fits it, ppo too; default: Table III's, or DQN or TD3 by the actions")
+	f.IntVar(&batch, "batch", dseDefaultBatch, "learner batch size B, 1.."+strconv.Itoa(hw.MaxBatch)+" (another run environment: 1.."+strconv.Itoa(engine.MaxBatch)+", none for ppo); the default is a batch 000 Table V measures for all three environments")
+	f.IntVar(&capacity, "capacity", 0, "replay capacity of another run environment's workload, at least the batch; default: the run's")
 	f.StringVar(&devices, "devices", "", "platform YAML (copy presets/devices/table-iv.yaml), an embedded platform name or one of yours in rlx/devices (host: rlx calibrate); default: Table IV")
-	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+")")
+	f.BoolVar(&asJSON, "json", false, "write JSON (schema "+dseSchema+"; another run environment: "+dseRunSchema+")")
 	f.BoolVar(&sweep, "sweep", false, "run the Table V grid")
 	f.BoolVar(&sensitive, "sensitivity", false, "scale each unanchored constant of the platform by 0.5 and 2 and list what moves (JSON schema "+sensitivitySchema+")")
 	f.BoolVar(&claims, "claims", false, "list the papers' quantitative claims beside the models' figures (JSON schema "+claimsSchema+")")
@@ -382,6 +389,68 @@ func gpsPerWatt(e float64) string {
 	return fmt.Sprintf("%.3g", e)
 }
 
+// tableRow is a device's row of the primitive-platform table (000
+// §VI-A3): seconds per call and calls per second of each of two
+// primitives, 0 where the device cannot run it.
+type tableRow struct {
+	device  string
+	sec, tp [2]float64
+}
+
+// printTable writes the primitive-platform table of the primitives named
+// cols. A device that cannot run a primitive prints a dash, not 0.00 us,
+// which would read as infinitely fast; why it cannot is under the
+// mappings.
+func printTable(tw *tabwriter.Writer, cols [2]string, rows []tableRow) {
+	fmt.Fprintf(tw, "primitive-platform table (000 §VI-A3)\t%s us\t%s us\t%s TP/s\t%s TP/s\n", cols[0], cols[1], cols[0], cols[1])
+	for _, r := range rows {
+		cell := func(i int, v string) string {
+			if r.tp[i] == 0 {
+				return units.Dash
+			}
+			return v
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.device,
+			cell(0, fmt.Sprintf("%.2f", 1e6*r.sec[0])), cell(1, fmt.Sprintf("%.2f", 1e6*r.sec[1])),
+			cell(0, fmt.Sprintf("%.4g", r.tp[0])), cell(1, fmt.Sprintf("%.4g", r.tp[1])))
+	}
+}
+
+// mappingRow is one mapping of rlx dse's list with its predicted rate.
+type mappingRow struct {
+	mapping, bottleneck, infeasible string
+	rate, watts, perWatt            float64
+}
+
+// printMappings writes the mappings (in order, e.g. L-R-S) with their
+// rates in unit, marking chosen, and flushes tw.
+func printMappings(tw *tabwriter.Writer, order, unit string, rows []mappingRow, chosen string) {
+	fmt.Fprintf(tw, "\nmapping (%s)\t%s\tbottleneck\tW\t%s/W\t\n", order, unit, unit)
+	for _, r := range rows {
+		mark := ""
+		if r.mapping == chosen {
+			mark = "  <- chosen"
+		}
+		if r.rate == 0 {
+			fmt.Fprintf(tw, "%s\t-\t%s\t%s\n", r.mapping, r.infeasible, mark)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\t%s\t%s\n", r.mapping, r.rate, r.bottleneck, watts(r.watts), gpsPerWatt(r.perWatt), mark)
+	}
+	tw.Flush()
+}
+
+// printSpeedups writes the chosen mapping's speedups over the second best
+// and the worst of the others, each left out when its name is "".
+func printSpeedups(out io.Writer, second string, overSecond float64, worst string, overWorst float64) {
+	if second != "" {
+		fmt.Fprintf(out, "  speedup over 2nd best %s: %.2fx\n", second, overSecond)
+	}
+	if worst != "" {
+		fmt.Fprintf(out, "  speedup over worst %s: %.1fx\n", worst, overWorst)
+	}
+}
+
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -391,38 +460,22 @@ func writeJSON(w io.Writer, v any) error {
 func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s %s, batch %d on %s (simulated platform clock)\n\n", c.Env, c.Algo, c.Batch, p.Name)
-	fmt.Fprintf(tw, "primitive-platform table (000 §VI-A3)\tlearner us\tRMM us\tlearner TP/s\tRMM TP/s\n")
-	// A device that cannot run a primitive has time 0 in the table: print
-	// a dash, not 0.00 us, which would read as infinitely fast. Why it
-	// cannot is under the mappings.
-	us := func(c dse.Column, k hw.Kind) string {
-		if r.Table.TP[c][k] == 0 {
-			return units.Dash
-		}
-		return fmt.Sprintf("%.2f", 1e6*r.Table.Seconds[c][k])
-	}
-	tp := func(c dse.Column, k hw.Kind) string {
-		if r.Table.TP[c][k] == 0 {
-			return units.Dash
-		}
-		return fmt.Sprintf("%.4g", r.Table.TP[c][k])
-	}
+	var table []tableRow
 	for _, k := range hw.Kinds {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k, us(dse.Learner, k), us(dse.RMM, k), tp(dse.Learner, k), tp(dse.RMM, k))
+		row := tableRow{device: k.String()}
+		for i, col := range []dse.Column{dse.Learner, dse.RMM} {
+			if r.Table.TP[col][k] > 0 {
+				row.sec[i], row.tp[i] = r.Table.Seconds[col][k], r.Table.TP[col][k]
+			}
+		}
+		table = append(table, row)
 	}
-	fmt.Fprintf(tw, "\nmapping (L-R-S)\tGPS\tbottleneck\tW\tGPS/W\t\n")
+	printTable(tw, [2]string{"learner", "RMM"}, table)
+	var rows []mappingRow
 	for _, ev := range r.Evals {
-		mark := ""
-		if ev.Mapping == r.Decision.Mapping {
-			mark = "  <- chosen"
-		}
-		if ev.GPS == 0 {
-			fmt.Fprintf(tw, "%s\t-\t%s\t%s\n", ev.Mapping, ev.Infeasible, mark)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\t%s\t%s\n", ev.Mapping, ev.GPS, ev.Bottleneck, watts(ev.Watts), gpsPerWatt(ev.GPSPerWatt), mark)
+		rows = append(rows, mappingRow{mapping: ev.Mapping.String(), rate: ev.GPS, bottleneck: ev.Bottleneck, infeasible: ev.Infeasible, watts: ev.Watts, perWatt: ev.GPSPerWatt})
 	}
-	tw.Flush()
+	printMappings(tw, "L-R-S", "GPS", rows, r.Decision.Mapping.String())
 	fmt.Fprintf(out, "\nmapping %s: %.1f GPS (optimum over all mappings %.1f)\n", r.Decision.Mapping, r.Chosen.GPS, r.Optimum.GPS)
 	if r.Decision.PrunedGPU {
 		fmt.Fprintln(out, "  GPU pruned for the RMM: the FPGA RMM keeps up with the GPU learner (Algorithm 3 line 6)")
@@ -430,12 +483,14 @@ func printDSE(out io.Writer, p *hw.Platform, c dse.Config, r *dse.Result) error 
 	if r.Decision.Tie != "" {
 		fmt.Fprintf(out, "  tie: %s\n", r.Decision.Tie)
 	}
+	var second, worst string
 	if r.SecondBest.GPS > 0 {
-		fmt.Fprintf(out, "  speedup over 2nd best %s: %.2fx\n", r.SecondBest.Mapping, r.SpeedupOverSecond())
+		second = r.SecondBest.Mapping.String()
 	}
 	if r.Worst.GPS > 0 {
-		fmt.Fprintf(out, "  speedup over worst %s: %.1fx\n", r.Worst.Mapping, r.SpeedupOverWorst())
+		worst = r.Worst.Mapping.String()
 	}
+	printSpeedups(out, second, r.SpeedupOverSecond(), worst, r.SpeedupOverWorst())
 	a := r.Arch
 	if l := a.Learner; l != nil {
 		fmt.Fprintf(out, "\nFPGA learner (000 §VI-A2): DP=%d PI=%d f=%.4g n=%d T_max=%d cycles, T_learner=%d cycles\n", l.DP, l.PI, l.F, len(l.StageCycles), l.TMax, l.Cycles())

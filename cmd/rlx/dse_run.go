@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/rlxdev/rlx/engine"
-	"github.com/rlxdev/rlx/internal/units"
 	"github.com/rlxdev/rlx/report"
 )
 
@@ -29,6 +27,7 @@ type dseRunRequest struct {
 	env, algo, devices string
 	batch              int
 	batchSet           bool // --batch was given, not its default
+	capacity           int  // --capacity, 0 for the run's default
 }
 
 // exploreRunWorkload explores the workload a run of environment req.env
@@ -57,21 +56,20 @@ func exploreRunWorkload(out io.Writer, req dseRunRequest, asJSON bool) error {
 		// live run builds it, so a live run's limit applies.
 		return usagef("--batch %d is out of range for a run environment: it must be 1..%d (a run's own workload is built as the run builds it; the Table III environments take up to the models' limit)", req.batch, engine.MaxBatch)
 	default:
-		cfg.Batch = req.batch
-		// A replay smaller than the batch cannot be sampled; rlx dse has
-		// no --capacity, so the replay grows to the batch (the header
-		// says so) rather than refuse a batch the flag's range allows.
-		if d := cfg.Defaults(); d.Capacity < cfg.Batch {
-			cfg.Capacity = cfg.Batch
-		}
+		cfg.Batch, cfg.Capacity = req.batch, req.capacity
 	}
 	v, err := engine.Predict(cfg)
 	if err != nil {
 		var fe *engine.FieldError
-		if errors.As(err, &fe) {
-			return usageError{err}
+		if !errors.As(err, &fe) {
+			return err
 		}
-		return err
+		if fe.Field == "batch" || fe.Field == "capacity" {
+			// The run's rule (the batch fits the replay); the flags
+			// that set them here.
+			err = fmt.Errorf("%w (rlx dse: --batch and --capacity set them)", err)
+		}
+		return usageError{err}
 	}
 	cfg = cfg.Defaults()
 	if asJSON {
@@ -84,60 +82,32 @@ func exploreRunWorkload(out io.Writer, req dseRunRequest, asJSON bool) error {
 // text: the primitive-platform table, every mapping, the chosen one and
 // its speedups.
 func printRunWorkload(out io.Writer, cfg engine.Config, v engine.MappingView) error {
-	platform := cfg.Devices
-	if platform == "" {
-		platform = "the Table IV platform"
-	}
 	what := fmt.Sprintf("batch %d, replay capacity %d", cfg.Batch, cfg.Capacity)
 	if cfg.Algo.OnPolicy() {
 		what = fmt.Sprintf("%d envs × horizon %d, %d epochs × %d minibatches", cfg.Envs, cfg.Horizon, cfg.Epochs, cfg.Minibatches)
 	}
-	fmt.Fprintf(out, "%s %s, %s on %s (simulated platform clock)\n", cfg.Env, cfg.Algo, what, platform)
+	fmt.Fprintf(out, "%s %s, %s on %s (simulated platform clock)\n", cfg.Env, cfg.Algo, what, cfg.Devices)
 	fmt.Fprintf(out, "the run's own workload, not a 000 Table III learner: the figures the explorer's mapping pane and run.json give this run before it starts\n\n")
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "primitive-platform table\t%s s\t%s s\n", v.Columns[0], v.Columns[1])
-	sec := func(s float64) string {
-		if s <= 0 {
-			return units.Dash
-		}
-		return units.Seconds(s)
-	}
+	var table []tableRow
 	for _, t := range v.Table {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Device, sec(t.LearnerSec), sec(t.RMMSec))
+		table = append(table, tableRow{device: t.Device, sec: [2]float64{t.LearnerSec, t.RMMSec}, tp: [2]float64{t.LearnerTP, t.RMMTP}})
 	}
+	printTable(tw, v.Columns, table)
 	order := "L-R-S"
 	if cfg.Algo.OnPolicy() {
 		order = "L-G-S"
 	}
-	// Power is modelled for the off-policy mappings only (000 §VII-E).
-	power := slices.ContainsFunc(v.All, func(a engine.MappingGPS) bool { return a.Watts > 0 })
-	if power {
-		fmt.Fprintf(tw, "\nmapping (%s)\t%s\tbottleneck\tW\t%s/W\t\n", order, v.Unit, v.Unit)
-	} else {
-		fmt.Fprintf(tw, "\nmapping (%s)\t%s\tbottleneck\t\n", order, v.Unit)
-	}
+	var rows []mappingRow
 	for _, a := range v.All {
-		mark := ""
-		if a.Mapping == v.Chosen {
-			mark = "  <- chosen"
-		}
-		if power {
-			fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\t%s\t%s\n", a.Mapping, a.GPS, a.Bottleneck, watts(a.Watts), gpsPerWatt(a.GPSPerWatt), mark)
-		} else {
-			fmt.Fprintf(tw, "%s\t%.1f\t%s\t%s\n", a.Mapping, a.GPS, a.Bottleneck, mark)
-		}
+		rows = append(rows, mappingRow{mapping: a.Mapping, rate: a.GPS, bottleneck: a.Bottleneck, watts: a.Watts, perWatt: a.GPSPerWatt})
 	}
-	tw.Flush()
+	printMappings(tw, order, v.Unit, rows, v.Chosen)
 	fmt.Fprintf(out, "\nmapping %s → %s: %.1f %s, bound by %s\n", v.Requested, v.Chosen, v.PredictedGPS, v.Unit, v.Bottleneck)
 	if v.Note != "" {
 		fmt.Fprintf(out, "  %s\n", v.Note)
 	}
-	if v.SecondBest != "" {
-		fmt.Fprintf(out, "  speedup over 2nd best %s: %s\n", v.SecondBest, units.Speedup(v.SpeedupOver))
-	}
-	if v.Worst != "" {
-		fmt.Fprintf(out, "  speedup over worst %s: %s\n", v.Worst, units.Speedup(v.SpeedupOverWorst))
-	}
+	printSpeedups(out, v.SecondBest, v.SpeedupOver, v.Worst, v.SpeedupOverWorst)
 	if f := v.FPGA; f.DP > 0 || f.S > 0 {
 		fmt.Fprintf(out, "FPGA: DP %d learner pipelines · PI %d per pipeline · S %d RMM banks\n", f.DP, f.PI, f.S)
 	}

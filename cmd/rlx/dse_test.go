@@ -379,6 +379,8 @@ func TestDSERunEnvironmentIDs(t *testing.T) {
 		{[]string{"--env", "Acrobot-v1", "--algo", "ppo", "--batch", "64"}, []string{"--batch 64: a PPO run has no learner batch"}},
 		{[]string{"--env", "Pendulum-v1", "--batch", "65537"}, []string{"--batch 65537 is out of range for a run environment: it must be 1..65536"}},
 		{[]string{"--env", "Pendulum-v1", "--devices", "heppo-zcu106"}, []string{"--devices heppo-zcu106", "needs a cpu, a gpu, an fpga and a link"}},
+		{[]string{"--env", "Humanoid-workload", "--batch", "16384"}, []string{"batch 16384 is not allowed: must be at most the capacity, 10000", "--capacity"}},
+		{[]string{"--env", "Hopper", "--capacity", "5"}, []string{"leave out --capacity"}},
 		{[]string{"--env", "Hopper", "--batch", "0"}, []string{"--batch 0 is out of range: it must be 1..16777216", "at most 65536"}},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -433,6 +435,11 @@ func TestDSERunWorkload(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"dse", "--env", "Humanoid-workload", "--batch", "16384", "--capacity", "1048576"}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "batch 16384, replay capacity 1048576") {
+		t.Errorf("rlx dse --env Humanoid-workload --batch 16384 --capacity 1048576: exit %d, stderr %q, stdout:\n%s", code, stderr.String(), stdout.String())
+	}
+	stdout.Reset()
 	if code := run(context.Background(), []string{"dse", "--env", "pendulum-v1", "--batch", "512"}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("rlx dse --env pendulum-v1: exit %d, stderr %q", code, stderr.String())
 	}
