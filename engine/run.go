@@ -56,8 +56,8 @@ const eventBuffer = 1024
 // Start validates cfg, builds the run (environments, networks, replay
 // buffer, the simulated platform and its mapping) and starts it. Errors in
 // cfg, in the device specs or in the mapping, and a run that would not fit
-// the memory limit (CheckMemory), are returned here, before anything
-// runs. Cancelling ctx stops the run, as Stop does.
+// the memory limit (CheckMemory's rule, checked on the setup the driver
+// builds), are returned here, before anything runs. Cancelling ctx stops the run, as Stop does.
 func Start(ctx context.Context, cfg Config) (*Run, error) {
 	cfg, err := prepare(cfg)
 	if err != nil {

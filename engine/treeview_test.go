@@ -36,7 +36,8 @@ func filledTree(t *testing.T, capacity, k, filled int) *sumtree.Tree {
 // holding them: its root holds the whole total, each level shown holds it
 // too (nothing outside the subtree), its first level below the root has
 // more than one node of mass (not the solid single node of the full-tree
-// view), and the walk passes through it. A full buffer keeps the root.
+// view). A full buffer keeps the root. (The walk passes through the
+// subtree root by construction: the root is taken from the walk.)
 func TestTreeViewShowsTheFilledSubtree(t *testing.T) {
 	const filled = 25_200
 	for _, tc := range []struct {
@@ -92,15 +93,6 @@ func TestTreeViewShowsTheFilledSubtree(t *testing.T) {
 			}
 			if positive < 2 && tc.fill > 1 {
 				t.Errorf("the level below the subtree root has %d node(s) of mass: a solid block", positive)
-			}
-			entered := false
-			for _, st := range v.Walk.Steps {
-				if st.Level == v.RootLevel {
-					entered = st.Node == v.RootNode
-				}
-			}
-			if !entered {
-				t.Errorf("the walk does not pass through the subtree root L%d node %d", v.RootLevel, v.RootNode)
 			}
 		})
 	}

@@ -28,7 +28,10 @@ func Predict(cfg Config) (MappingView, error) {
 // platform (Config.Devices), as a form trying one platform after another
 // asks for, build it once. The zero value is ready to use. A Predictor is
 // not safe for concurrent use.
-type Predictor struct{ demand *demand }
+type Predictor struct {
+	demand *demand
+	key    Config // the configuration demand was built for, as demandOf compares it
+}
 
 // Predict returns Predict(cfg).
 func (pr *Predictor) Predict(cfg Config) (MappingView, error) {
@@ -40,22 +43,25 @@ func (pr *Predictor) Predict(cfg Config) (MappingView, error) {
 	if err != nil {
 		return MappingView{}, err
 	}
-	return d.predict(p)
+	return d.predict(p, cfg.Defaults().Mapping)
 }
 
-// demandOf returns the demand of cfg, the one kept when only the platform
-// or the display name differ.
+// demandOf returns the demand of cfg, the one kept when only what the
+// demand does not depend on differs: the platform, the mapping (predict
+// takes it), the budget, the seed and the display name. A form trying
+// mappings or platforms builds the run's networks once.
 func (pr *Predictor) demandOf(cfg Config) (*demand, error) {
 	cfg = cfg.Defaults()
-	cfg.Devices, cfg.Name = "", ""
-	if pr.demand != nil && pr.demand.cfg == cfg {
+	cfg.Devices, cfg.Name, cfg.Mapping = "", "", AutoMapping
+	cfg.Steps, cfg.Duration, cfg.Seed = 0, 0, 0
+	if pr.demand != nil && pr.key == cfg {
 		return pr.demand, nil
 	}
 	d, err := newDemand(cfg)
 	if err != nil {
 		return nil, err
 	}
-	pr.demand = d
+	pr.demand, pr.key = d, cfg
 	return d, nil
 }
 
@@ -94,21 +100,21 @@ func newDemand(cfg Config) (*demand, error) {
 	return d, nil
 }
 
-// predict returns the mapping view of the demand's run on platform p, as
-// the run's driver builds it.
-func (d *demand) predict(p *hw.Platform) (MappingView, error) {
+// predict returns the mapping view of the demand's run on platform p with
+// mapping m, as the run's driver builds it.
+func (d *demand) predict(p *hw.Platform, m Mapping) (MappingView, error) {
 	if d.cfg.Algo.OnPolicy() {
-		clock, err := newPPOClock(p, d.iter, d.cfg.Mapping)
+		clock, err := newPPOClock(p, d.iter, m)
 		if err != nil {
 			return MappingView{}, err
 		}
-		return ppoMappingView(clock, d.cfg.Mapping), nil
+		return ppoMappingView(clock, m), nil
 	}
-	clock, err := newOffPolicyClock(p, d.work, d.cfg.Mapping)
+	clock, err := newOffPolicyClock(p, d.work, m)
 	if err != nil {
 		return MappingView{}, err
 	}
-	return placementView(clock.Placement(), d.cfg.Mapping), nil
+	return placementView(clock.Placement(), m), nil
 }
 
 // PlatformDraft is a platform being edited for a what-if: the devices of
@@ -239,14 +245,14 @@ func (d *PlatformDraft) Predict(cfg Config) (MappingView, error) {
 	if err != nil {
 		return MappingView{}, err
 	}
-	return dm.predict(d.p)
+	return dm.predict(d.p, cfg.Defaults().Mapping)
 }
 
 // edited returns the draft's platform named and described as an edited
 // copy of the one it was made from, with changes (Changes).
 func (d *PlatformDraft) edited(changes []string) *hw.Platform {
 	p := d.p.Clone()
-	p.Name = d.base + editedSuffix
+	p.Name = d.editedName()
 	p.Doc = fmt.Sprintf("%s, edited in rlx's devices editor (%s)", d.orig.Doc, strings.Join(changes, ", "))
 	if len(changes) == 0 {
 		p.Doc = d.orig.Doc + ", copied by rlx's devices editor"
@@ -261,7 +267,7 @@ func (d *PlatformDraft) edited(changes []string) *hw.Platform {
 func (d *PlatformDraft) YAML() ([]byte, error) {
 	changes := d.Changes()
 	header := []string{
-		fmt.Sprintf("%s, edited in rlx's devices editor from %s.", d.base+editedSuffix, d.source),
+		fmt.Sprintf("%s, edited in rlx's devices editor from %s.", d.editedName(), d.source),
 		"Changed: " + strings.Join(changes, ", ") + ".",
 		"Use it with --devices FILE (rlx, rlx dse).",
 	}
@@ -275,12 +281,11 @@ func (d *PlatformDraft) YAML() ([]byte, error) {
 // UserDevicesDir (so that --devices <name>-edited finds it), or in the
 // working directory when there is no user configuration directory.
 func (d *PlatformDraft) SavePath() string {
-	file := d.base + editedSuffix + ".yaml"
-	if dir := UserDevicesDir(); dir != "" {
-		return filepath.Join(dir, file)
-	}
-	return file
+	return userPlatformFile(UserDevicesDir(), d.editedName())
 }
+
+// editedName is the edited platform's name: <name>-edited.
+func (d *PlatformDraft) editedName() string { return d.base + editedSuffix }
 
 // Save writes the draft (YAML) to path, creating its directory; a file
 // already there is replaced whole or not at all (atomicfile.Write).
@@ -289,10 +294,8 @@ func (d *PlatformDraft) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("saving the platform: %w", err)
-		}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("saving the platform: %w", err)
 	}
 	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		return fmt.Errorf("saving the platform to %s: %w", path, err)

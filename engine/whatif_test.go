@@ -277,3 +277,44 @@ func TestWhatIfPCIeChangesPPO(t *testing.T) {
 	}
 	t.Logf("4 predictions in %v", time.Since(start))
 }
+
+// TestPredictorKeepsTheDemand: configurations that differ in what the
+// workload does not depend on (platform, mapping, budget, seed, name)
+// share one demand, so a form trying them builds the run's networks once;
+// each is still predicted with its own mapping.
+func TestPredictorKeepsTheDemand(t *testing.T) {
+	var pr Predictor
+	base := Config{Env: "Pendulum-v1", Algo: TD3, Batch: 256}
+	first, err := pr.Predict(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := pr.demand
+	for _, edit := range []func(*Config){
+		func(c *Config) { c.Mapping = MustMapping("C-C-C") },
+		func(c *Config) { c.Steps, c.Seed, c.Name = 5000, 9, "renamed" },
+		func(c *Config) { c.Devices = DefaultDevices },
+	} {
+		cfg := base
+		edit(&cfg)
+		v, err := pr.Predict(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pr.demand != d {
+			t.Errorf("%+v rebuilt the demand", cfg)
+		}
+		want := first.Chosen
+		if !cfg.Defaults().Mapping.Auto() {
+			want = cfg.Mapping.String()
+		}
+		if v.Chosen != want {
+			t.Errorf("%+v chose %s, want %s", cfg, v.Chosen, want)
+		}
+	}
+	cfg := base
+	cfg.Batch = 512
+	if _, err := pr.Predict(cfg); err != nil || pr.demand == d {
+		t.Errorf("another batch kept the demand (err %v)", err)
+	}
+}

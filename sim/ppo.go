@@ -161,14 +161,15 @@ func (s *PPO) costs() {
 // once, and Auto returns it in O(1).
 func (s *PPO) Auto() hw.Mapping { return s.auto }
 
-// fastest finds Auto's mapping, O(len(Mappings)) iteration models.
+// fastest finds Auto's mapping, O(len(Mappings)) iteration models. With
+// no feasible mapping (a platform without a CPU, which the engine refuses
+// before) it returns C-C-C, which Remap then refuses saying why.
 func (s *PPO) fastest() hw.Mapping {
-	best, found := s.fastestPerPhase(), false
-	var bestS float64
+	best, bestS := hw.Mapping{}, math.Inf(1)
 	for _, m := range s.Mappings() {
 		t := s.IterationSeconds(m)
-		if !found || t < bestS || t == bestS && m.DeviceCount() < best.DeviceCount() {
-			best, bestS, found = m, t, true
+		if t < bestS || t == bestS && m.DeviceCount() < best.DeviceCount() {
+			best, bestS = m, t
 		}
 	}
 	return best
@@ -187,22 +188,6 @@ func (s *PPO) Mappings() []hw.Mapping {
 		}
 	}
 	return out
-}
-
-// fastestPerPhase is the fastest device for each of the learner and the
-// GAE, the storage with the learner.
-func (s *PPO) fastestPerPhase() hw.Mapping {
-	fastest := func(t [hw.NumKinds]float64) hw.Kind {
-		best := hw.CPU
-		for _, k := range hw.Kinds {
-			if t[k] > 0 && (t[best] == 0 || t[k] < t[best]) {
-				best = k
-			}
-		}
-		return best
-	}
-	l := fastest(s.tTrain)
-	return hw.Mapping{Learner: l, RMM: fastest(s.tGAE), Storage: l}
 }
 
 // Feasible returns nil if m can run here, or an error wrapping

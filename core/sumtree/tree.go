@@ -202,7 +202,7 @@ func (t *Tree) LevelLen(d int) int {
 
 // Level appends the values of the nodes of level d, left to right, to dst
 // and returns the extended slice. Level 0 is the root; level Height()-1 holds
-// the leaves. The explorer draws the top levels from it. It panics if d is
+// the leaves. (The explorer reads only the nodes it draws, LevelRange.) It panics if d is
 // outside [0, Height()), like a slice index, leaving dst as it was (see
 // LevelLen for why it panics).
 func (t *Tree) Level(dst []float64, d int) []float64 {
