@@ -171,7 +171,7 @@ func (k Knob) Set(p *Platform, v float64) error {
 	} else {
 		*k.field(trial) = v
 	}
-	if err := trial.Validate(); err != nil {
+	if err := trial.check(); err != nil {
 		return fmt.Errorf("%s = %g: %w", k.Path, v, err)
 	}
 	*p = *trial
@@ -270,10 +270,10 @@ func clonePtr[T any](p *T) *T {
 	return &v
 }
 
-// Validate checks every field of p as ParsePlatform does, and returns
+// check checks every field of p as ParsePlatform does, and returns
 // its problems, each naming the field by its YAML path, the value and the
 // accepted range, one per line; nil when p is valid.
-func (p *Platform) Validate() error {
+func (p *Platform) check() error {
 	problems := p.validate()
 	if len(problems) == 0 {
 		return nil

@@ -23,22 +23,13 @@ func svgOf(t *testing.T, f figure) (texts, strokes []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
 	inText := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
+	eachSVGToken(data, func(tok xml.Token) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			inText = e.Name.Local == "text"
-			for _, a := range e.Attr {
-				if a.Name.Local == "style" {
-					if m := regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`).FindStringSubmatch(a.Value); m != nil {
-						strokes = append(strokes, strings.ToLower(m[1]))
-					}
-				}
+			if m := strokeColour.FindStringSubmatch(svgAttr(e, "style")); m != nil {
+				strokes = append(strokes, strings.ToLower(m[1]))
 			}
 		case xml.CharData:
 			if inText {
@@ -47,11 +38,36 @@ func svgOf(t *testing.T, f figure) (texts, strokes []string) {
 		case xml.EndElement:
 			inText = false
 		}
-	}
+	})
 	if len(texts) == 0 {
 		t.Fatalf("%s.svg has no text", f.name)
 	}
 	return texts, strokes
+}
+
+var strokeColour = regexp.MustCompile(`stroke:(#[0-9A-Fa-f]{6})`)
+
+// eachSVGToken calls fn with each token of the SVG document data, until
+// its end.
+func eachSVGToken(data []byte, fn func(xml.Token)) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		fn(tok)
+	}
+}
+
+// svgAttr is the value of e's attribute name, "" without one.
+func svgAttr(e xml.StartElement, name string) string {
+	for _, a := range e.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
 }
 
 // ppoSnapshots turns snapshots into those of a PPO run, whose prediction
@@ -209,34 +225,21 @@ func svgLegends(t *testing.T, data []byte) (gridMaxX float64, textX, thumbX map[
 		}
 		return out
 	}
-	attr := func(e xml.StartElement, name string) string {
-		for _, a := range e.Attr {
-			if a.Name.Local == name {
-				return a.Value
-			}
-		}
-		return ""
-	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
 	var lastPath []float64
 	textAt := math.NaN()
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			break
-		}
+	eachSVGToken(data, func(tok xml.Token) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			switch e.Name.Local {
 			case "svg":
-				width, _ = strconv.ParseFloat(strings.TrimSuffix(attr(e, "width"), "pt"), 64)
+				width, _ = strconv.ParseFloat(strings.TrimSuffix(svgAttr(e, "width"), "pt"), 64)
 			case "path":
-				lastPath = xs(attr(e, "d"))
-				if strings.Contains(strings.ToLower(attr(e, "style")), "stroke:#cccccc") {
+				lastPath = xs(svgAttr(e, "d"))
+				if strings.Contains(strings.ToLower(svgAttr(e, "style")), "stroke:#cccccc") {
 					gridMaxX = max(gridMaxX, slices.Max(lastPath))
 				}
 			case "text":
-				textAt, _ = strconv.ParseFloat(attr(e, "x"), 64)
+				textAt, _ = strconv.ParseFloat(svgAttr(e, "x"), 64)
 			}
 		case xml.CharData:
 			if !math.IsNaN(textAt) {
@@ -248,7 +251,7 @@ func svgLegends(t *testing.T, data []byte) (gridMaxX float64, textX, thumbX map[
 		case xml.EndElement:
 			textAt = math.NaN()
 		}
-	}
+	})
 	if gridMaxX == 0 || width == 0 {
 		t.Fatalf("no grid lines or no width in the SVG")
 	}

@@ -134,9 +134,9 @@ func TestMinibatchChunks(t *testing.T) {
 	freshRollout(t, tr, &st)
 	before := append([]float32(nil), tr.actor.Params()...)
 	beforeCritic := append([]float32(nil), tr.critic.Params()...)
-	// update checks the context before each minibatch, minibatch between
-	// its chunks: a context cancelled after the first chunk, from the
-	// observer that hears of it, stops it there.
+	// minibatch checks the context before each chunk: a context cancelled
+	// after the first chunk, from the observer that hears of it, stops
+	// the update there.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := &cancelOnChunk{cancel: cancel}

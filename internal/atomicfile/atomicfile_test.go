@@ -36,9 +36,10 @@ func TestWrite(t *testing.T) {
 		if err != nil || string(got) != tc.data {
 			t.Errorf("read %q, %v; want %q", got, err, tc.data)
 		}
-		info, err := os.Stat(path)
-		if err != nil || info.Mode().Perm() != tc.perm {
-			t.Errorf("mode %v, %v; want %v", info.Mode().Perm(), err, tc.perm)
+		if info, err := os.Stat(path); err != nil {
+			t.Errorf("stat: %v", err)
+		} else if info.Mode().Perm() != tc.perm {
+			t.Errorf("mode %v; want %v", info.Mode().Perm(), tc.perm)
 		}
 		if names := entries(t, dir); len(names) != 1 || names[0] != "run.json" {
 			t.Errorf("the directory holds %q, want only run.json", names)
