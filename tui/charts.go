@@ -115,8 +115,8 @@ func (p *chartsPane) specs() []chartSpec {
 		paint: st.paint.simSeries, empty: "no rate measured yet"}
 	if len(h.Predicted) == len(h.SimRate) {
 		sim.plot.pred = h.Predicted
-		if _, ps := cleanSeries(h.Predicted); ps.n > 0 {
-			sim.pred = "╌ predicted " + units.SI(ps.last)
+		if last, ok := lastFinite(h.Predicted); ok {
+			sim.pred = "╌ predicted " + units.SI(last)
 		}
 	}
 	return []chartSpec{
@@ -281,4 +281,14 @@ func paintLine(l plotLine, paints []paint) string {
 		i = j
 	}
 	return b.String()
+}
+
+// lastFinite returns the last finite value of vals, without copying them.
+func lastFinite(vals []float64) (float64, bool) {
+	for i := len(vals) - 1; i >= 0; i-- {
+		if units.Finite(vals[i]) {
+			return vals[i], true
+		}
+	}
+	return 0, false
 }

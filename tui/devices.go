@@ -339,7 +339,7 @@ func (e *devicesEditor) predictionLines(st *Styles, w, h int, s *engine.Snapshot
 		return []string{st.Error.Render(fit("✗ on this draft: "+e.err.Error(), w))}
 	}
 	m := e.view
-	narrow := w < 56
+	narrow := w < mappingWide
 	out := mappingSummary(st, m, "draft: "+mappingText(m.Requested, m.Requested, m.Chosen), narrow, "")
 	if run := s.Mapping; run.Chosen != "" {
 		unit := unitOf(run)

@@ -111,6 +111,10 @@ func newMappingKeys() mappingKeys {
 	}
 }
 
+// mappingWide is the pane width from which the summary puts the power
+// figures beside the prediction and the list has its GPS/W column.
+const mappingWide = 56
+
 // switchMappingMsg asks the root model to switch the live run's mapping.
 type switchMappingMsg struct{ mapping engine.Mapping }
 
@@ -362,7 +366,7 @@ func (p *mappingPane) render(focused bool) string {
 		return st.Muted.Render("No device mapping published for this run yet.")
 	}
 
-	narrow := p.w < 56
+	narrow := p.w < mappingWide
 	req := m.Requested
 	if req == "" {
 		req = s.Config.Mapping.String()
@@ -410,7 +414,7 @@ func (p *mappingPane) renderPreview(pv *mappingPreview) string {
 		return head + "\n" + st.Error.Render(wrapped)
 	}
 	m := pv.view
-	top := mappingSummary(st, m, mappingText(m.Requested, m.Requested, m.Chosen), p.w < 56, "")
+	top := mappingSummary(st, m, mappingText(m.Requested, m.Requested, m.Chosen), p.w < mappingWide, "")
 	lines, rows := p.layoutMapping(m, []string{head}, top, map[string]string{m.Chosen: " ◀ would run"}, false, "")
 	p.lineRow = rows
 	return strings.Join(lines, "\n")
@@ -423,7 +427,7 @@ func (p *mappingPane) renderPreview(pv *mappingPreview) string {
 func (p *mappingPane) layoutMapping(m engine.MappingView, status, top []string, tags map[string]string, cursor bool, hint string) ([]string, []int) {
 	st := p.c.Styles
 	table := mappingTable(st, m)
-	list, rows := mappingList(st, m, p.sel, cursor, tags, p.w >= 56)
+	list, rows := mappingList(st, m, p.sel, cursor, tags, p.w >= mappingWide)
 	var note []string
 	if m.Note != "" {
 		wrapped := lipgloss.NewStyle().Width(max(p.w, 10)).Render(m.Note)
