@@ -288,6 +288,19 @@ func listMappings(v *MappingView, running MappingGPS) {
 	})
 }
 
+// Ties returns the other mappings of v.All predicted exactly as fast as
+// the running one: listMappings lists the running one first among them,
+// and neither is faster than the other.
+func (v MappingView) Ties() []string {
+	var out []string
+	for _, m := range v.All {
+		if m.Mapping != v.Chosen && v.PredictedGPS > 0 && m.GPS == v.PredictedGPS {
+			out = append(out, m.Mapping)
+		}
+	}
+	return out
+}
+
 // fasterThanAuto explains, when the mapping auto chose is not the fastest
 // of v.All, why: Algorithm 3 maps by the table, while the prediction
 // counts the dependency chain and the transfers too. It returns "" when

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -446,7 +445,7 @@ func (p *mappingPane) layoutMapping(m engine.MappingView, status, top []string, 
 	if len(rows) > 0 {
 		listNeed = 1 + len(rows)
 	}
-	tie := len(tiedWith(m)) > 0
+	tie := len(m.Ties()) > 0
 	room := p.h - len(out) - listNeed
 	if tie && room > 0 && len(note) > 0 {
 		out = append(out, note[:min(room, len(note))]...)
@@ -527,7 +526,7 @@ func mappingSummary(st *Styles, m engine.MappingView, head string, narrow bool, 
 	}
 	var second string
 	best, ok := bestMapping(m)
-	switch ties := tiedWith(m); {
+	switch ties := m.Ties(); {
 	case len(ties) > 0:
 		// Equal predictions: no rival is faster, and none is beaten.
 		second = "tie with " + strings.Join(ties, ", ")
@@ -624,19 +623,6 @@ func bestMapping(m engine.MappingView) (engine.MappingGPS, bool) {
 		return engine.MappingGPS{}, false
 	}
 	return m.All[0], true // All is sorted best first
-}
-
-// tiedWith returns the other mappings predicted exactly as fast as the
-// chosen one: the engine lists the chosen first among them, and a choice
-// among equals is a tie, not a win.
-func tiedWith(m engine.MappingView) []string {
-	var out []string
-	for _, mg := range m.All {
-		if mg.Mapping != m.Chosen && m.PredictedGPS > 0 && math.Abs(mg.GPS-m.PredictedGPS) <= 1e-9*m.PredictedGPS {
-			out = append(out, mg.Mapping)
-		}
-	}
-	return out
 }
 
 // mappingLabels names what the mapping pane shows: the unit of the
