@@ -42,36 +42,34 @@ func formLines(m *Model) []string {
 func TestFormTypingReplacesOnEntry(t *testing.T) {
 	m, st := newTestModel(t, hopperConfig(), 120, 40)
 	startRun(t, m, st)
-	toField(t, m, "batch") // 16384
-	typeText(m, "256")
-	if v := m.form.value("batch"); v != "256" {
-		t.Fatalf("typing 256 on arriving at batch 16384 gave %q, want 256", v)
-	}
-	typeText(m, "0")
-	if v := m.form.value("batch"); v != "2560" {
-		t.Errorf("a second key replaced again: %q, want 2560", v)
-	}
-	press(m, "backspace")
-	if v := m.form.value("batch"); v != "256" {
-		t.Errorf("backspace gave %q, want 256", v)
-	}
-
-	// Leaving and coming back, the value is whole again.
-	press(m, "down")
-	press(m, "up")
-	typeText(m, "64")
-	if v := m.form.value("batch"); v != "64" {
-		t.Errorf("typing 64 on coming back gave %q, want 64", v)
-	}
-	// Arriving with backspace edits the value in place.
-	toField(t, m, "capacity") // 1048576
-	press(m, "backspace")
-	if v := m.form.value("capacity"); v != "104857" {
-		t.Errorf("backspace on arriving gave %q, want 104857", v)
-	}
-	typeText(m, "0")
-	if v := m.form.value("capacity"); v != "1048570" {
-		t.Errorf("typing after backspace gave %q, want 1048570", v)
+	// Each step: arrive at a field (or stay), press keys, read the value.
+	for _, s := range []struct {
+		field string // "" stays on the field
+		keys  []string
+		want  string
+		what  string
+	}{
+		{"batch", []string{"2", "5", "6"}, "256", "typing 256 on arriving at batch 16384"},
+		{"", []string{"0"}, "2560", "a second key replaced again"},
+		{"", []string{"backspace"}, "256", "backspace"},
+		// Leaving and coming back, the value is whole again.
+		{"", []string{"down", "up", "6", "4"}, "64", "typing 64 on coming back"},
+		// Arriving with backspace edits the value in place.
+		{"capacity", []string{"backspace"}, "104857", "backspace on arriving at capacity 1048576"},
+		{"", []string{"0"}, "1048570", "typing after backspace"},
+	} {
+		field := s.field
+		if field != "" {
+			toField(t, m, field)
+		} else {
+			field = m.form.current().key
+		}
+		for _, k := range s.keys {
+			press(m, k)
+		}
+		if v := m.form.value(field); v != s.want {
+			t.Fatalf("%s gave %q, want %s", s.what, v, s.want)
+		}
 	}
 }
 
