@@ -334,6 +334,7 @@ func TestTruncation(t *testing.T) {
 		"CartPole-v1": 500, "Acrobot-v1": 500, "MountainCar-v0": 200,
 		"MountainCarContinuous-v0": 999, "Pendulum-v1": 200,
 		"Hopper-workload": 1000, "Ant-workload": 1000, "Humanoid-workload": 1000, "Pong-workload": 27000,
+		"Hopper-v4": 1000, "Humanoid-v4": 1000, // with -tags mujoco
 	}
 	for _, id := range IDs() {
 		e := must(Make(id, newRNG(10)))

@@ -207,6 +207,30 @@ var registry = map[string]maker{
 	"Pong-workload":            func(r *rand.Rand, o *options) Env { return newPong(r, o) },
 }
 
+// physics pairs each MuJoCo environment with the workload environment that
+// stands in for it in a build without MuJoCo: the one place that relates
+// them.
+var physics = []struct{ id, workload string }{
+	{"Hopper-v4", "Hopper-workload"},
+	{"Humanoid-v4", "Humanoid-workload"},
+}
+
+// ErrNoMuJoCo is wrapped by Make's error for a MuJoCo environment in a
+// build without MuJoCo.
+var ErrNoMuJoCo = errors.New("this build of rlx has no MuJoCo physics: install libmujoco-dev (apt-get install libmujoco-dev) and build with -tags mujoco (go run -tags mujoco ./cmd/rlx)")
+
+// Physical returns the MuJoCo environment that the workload environment id
+// stands in for, and whether this build has it: Hopper-v4 for
+// Hopper-workload with MuJoCo, ("", false) without it or for any other id.
+func Physical(id string) (string, bool) {
+	for _, p := range physics {
+		if p.workload == id && MuJoCo {
+			return p.id, true
+		}
+	}
+	return "", false
+}
+
 // IDs lists the environments Make knows, sorted.
 func IDs() []string {
 	ids := make([]string, 0, len(registry))
@@ -243,6 +267,11 @@ func SpecOf(id string) (*Spec, error) {
 func Make(id string, rng *rand.Rand, opts ...Option) (Env, error) {
 	mk, ok := registry[id]
 	if !ok {
+		for _, p := range physics {
+			if p.id == id {
+				return nil, fmt.Errorf("env: %s runs on MuJoCo, and %w; %s is its stand-in without physics, for the cost model", id, ErrNoMuJoCo, p.workload)
+			}
+		}
 		return nil, fmt.Errorf("env: unknown environment %q: known are %s", id, strings.Join(IDs(), ", "))
 	}
 	if rng == nil {
