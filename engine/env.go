@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,9 @@ import (
 // known environments.
 func envSpec(id string) (*env.Spec, error) {
 	s, err := env.SpecOf(id)
+	if errors.Is(err, env.ErrNoMuJoCo) {
+		return nil, &FieldError{"env", id, "it runs on MuJoCo, and " + env.ErrNoMuJoCo.Error()}
+	}
 	if err != nil {
 		return nil, &FieldError{"env", fmt.Sprintf("%q", id), "use one of " + strings.Join(env.IDs(), ", ")}
 	}
@@ -27,6 +31,7 @@ func Environments() []string { return env.IDs() }
 var tableIII = []struct{ id, name string }{
 	{"CartPole-v1", "CartPole"},
 	{"Hopper-workload", "Hopper"},
+	{"Hopper-v4", "Hopper"}, // the real one, where the build has MuJoCo
 	{"Pong-workload", "Pong"},
 }
 

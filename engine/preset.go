@@ -15,6 +15,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 
 	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/yamldoc"
 	"github.com/rlxdev/rlx/presets"
@@ -39,6 +40,11 @@ type Preset struct {
 	// Report names the comparison an experiment writes after its steps
 	// (the experiment package: "table5", "fanout", ...).
 	Report string `yaml:"report,omitempty"`
+	// MuJoCo runs the workload environments of the run and its steps as
+	// their MuJoCo counterparts where the build has MuJoCo (env.Physical:
+	// Hopper-workload as Hopper-v4), so that a walkthrough trains on real
+	// physics there and on the cost model's stand-in elsewhere.
+	MuJoCo bool `yaml:"mujoco,omitempty"`
 
 	Source string `yaml:"-"` // "embedded" or the file it was read from
 }
@@ -140,6 +146,12 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 	}
 	if p.Run.Name == "" {
 		p.Run.Name = p.Name
+	}
+	if p.MuJoCo {
+		p.Run.Env = physical(p.Run.Env)
+		for i := range p.Steps {
+			p.Steps[i].Set.Env = physical(p.Steps[i].Set.Env)
+		}
 	}
 	if err := p.Run.Validate(); err != nil {
 		return p, fieldErrorAt(file, data, "run.", err)
@@ -297,20 +309,39 @@ func LoadPresets(dirs ...string) (PresetSet, error) {
 // times, such as a fuzz target. LoadPresets hands out clones.
 var embeddedPresets = sync.OnceValues(func() ([]Preset, error) {
 	var out []Preset
-	for _, name := range presets.RunNames() {
-		data, err := presets.Run(name)
-		if err != nil {
-			return nil, err
+	type dir struct {
+		dir   string
+		names []string
+	}
+	dirs := []dir{{"runs", presets.RunNames()}}
+	if env.MuJoCo {
+		dirs = append(dirs, dir{"mujoco", presets.MuJoCoRunNames()})
+	}
+	for _, d := range dirs {
+		for _, name := range d.names {
+			data, err := presets.Run(name)
+			if err != nil {
+				return nil, err
+			}
+			p, err := ParsePreset("presets/"+d.dir+"/"+name+".yaml", data)
+			if err != nil {
+				return nil, err
+			}
+			p.Source = "embedded"
+			out = append(out, p)
 		}
-		p, err := ParsePreset("presets/runs/"+name+".yaml", data)
-		if err != nil {
-			return nil, err
-		}
-		p.Source = "embedded"
-		out = append(out, p)
 	}
 	return out, nil
 })
+
+// physical is id's MuJoCo counterpart where this build has one (a preset
+// with mujoco: true), id itself otherwise.
+func physical(id string) string {
+	if real, ok := env.Physical(id); ok {
+		return real
+	}
+	return id
+}
 
 // clone returns p with its own steps, so that a caller changing them
 // changes no other copy.
@@ -539,6 +570,9 @@ func (s PresetSet) Find(name string) (Preset, error) {
 		if pe.Name == "" && strings.TrimSuffix(filepath.Base(pe.File), ".yaml") == name {
 			return Preset{}, pe
 		}
+	}
+	if slices.Contains(presets.MuJoCoRunNames(), name) {
+		return Preset{}, fmt.Errorf("preset %s runs on MuJoCo, and %w", name, env.ErrNoMuJoCo)
 	}
 	return Preset{}, fmt.Errorf("preset %q is not known: use one of %s", name, strings.Join(names, ", "))
 }

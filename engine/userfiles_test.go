@@ -150,7 +150,7 @@ func TestPresetsDirectoryBadFiles(t *testing.T) {
 		dir + `/broken.yaml:1:7:`,
 		// The first unknown field in the file, on every run: the decoder
 		// named one in Go's map order ("doc", "cpu", "gpu" or "link").
-		dir + `/my-devices.yaml:5:1: unknown field "doc": use one of name, kind, summary, description, run, steps, report`,
+		dir + `/my-devices.yaml:5:1: unknown field "doc": use one of name, kind, summary, description, run, steps, report, mujoco`,
 		dir + `/nameless.yaml: name "" is not allowed`,
 		dir + `/wanted.yaml:3:14: batch 70000 is not allowed`,
 	}

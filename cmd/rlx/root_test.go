@@ -167,7 +167,7 @@ func TestBadUserPresetFiles(t *testing.T) {
 	// the decoder named an unknown field in Go's map order.
 	wantWarnings := []string{
 		"rlx: warning: presets file skipped: " + filepath.Join(dir, "evil.yaml") + `:1:7: name "evil\x1b]0;pwned\aRED" is not allowed`,
-		"rlx: warning: presets file skipped: " + filepath.Join(dir, "my-devices.yaml") + `:5:1: unknown field "doc": use one of name, kind, summary, description, run, steps, report` + "\n",
+		"rlx: warning: presets file skipped: " + filepath.Join(dir, "my-devices.yaml") + `:5:1: unknown field "doc": use one of name, kind, summary, description, run, steps, report, mujoco` + "\n",
 	}
 	var first string
 	for i := range 5 {
