@@ -46,7 +46,7 @@ const dseDefaultBatch = 256
 
 // tableIIIEnv resolves --env: a 000 Table III environment by its name, in
 // any case, or by the id of the run environment that stands in for it
-// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Pong-workload). For
+// (engine.TableIIIEnv: CartPole-v1, Hopper-workload, Hopper-v4, Pong-workload). For
 // the id of another run environment it returns that id as runID, and rlx
 // dse explores the run's own workload (exploreRunWorkload).
 func tableIIIEnv(name string) (dse.Env, string, error) {
@@ -86,7 +86,8 @@ the FPGA architecture exploration (DP, PI, f, S), the primitive-platform
 performance table, the mapping algorithm (Algorithm 3) and the throughput
 of every learner-RMM mapping, with the speedups of the chosen one.
 --env names a Table III environment (CartPole, Hopper, Pong) or the run id
-that stands in for it (CartPole-v1, Hopper-workload, Pong-workload);
+that stands in for it (CartPole-v1, Hopper-workload or, built with MuJoCo,
+Hopper-v4, Pong-workload);
 --batch defaults to 256, which Table V measures (with 32) for all three.
 Any other run environment (Pendulum-v1, Acrobot-v1, Humanoid-workload...)
 is explored on the run's own workload, as the explorer's mapping pane
