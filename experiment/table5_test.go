@@ -204,3 +204,17 @@ func TestTable5Measured(t *testing.T) {
 		}
 	}
 }
+
+// TestTableIIIWorkloadNamesThePhysics: a live Hopper run says whether it
+// trained on MuJoCo's Hopper-v4 or on the synthetic stand-in.
+func TestTableIIIWorkloadNamesThePhysics(t *testing.T) {
+	for _, c := range []struct{ id, want string }{
+		{"Hopper-v4", "on MuJoCo's Hopper-v4"},
+		{"Hopper-workload", "on a synthetic Hopper-shaped environment"},
+	} {
+		name, note := tableIIIWorkload(engine.Config{Env: c.id, Algo: engine.DDPG})
+		if name != "Hopper" || !strings.Contains(note, c.want) {
+			t.Errorf("%s: %q, %q; want Hopper and a note saying %q", c.id, name, note, c.want)
+		}
+	}
+}
