@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/rlxdev/rlx/core/env"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -421,6 +423,26 @@ func TestReachedSaysStepsAndTime(t *testing.T) {
 		s.Config.Steps, s.Config.Duration = tc.steps, tc.duration
 		if got := reached(s); got != tc.want {
 			t.Errorf("budget %d steps, %v: %q, want %q", tc.steps, tc.duration, got, tc.want)
+		}
+	}
+}
+
+// TestMuJoCoNeedsTheBuild: without -tags mujoco, every way of asking for a
+// MuJoCo environment or preset is one line saying how to get it.
+func TestMuJoCoNeedsTheBuild(t *testing.T) {
+	if env.MuJoCo {
+		t.Skip("this build has MuJoCo")
+	}
+	for _, args := range [][]string{
+		{"--batch", "--preset", "hopper-ppo"},
+		{"--batch", "--set", "env=Humanoid-v4"},
+		{"dse", "--env", "Hopper-v4"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, &stdout, &stderr)
+		lines := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1
+		if code != exitUsage || !strings.Contains(stderr.String(), "install libmujoco-dev") || !strings.Contains(stderr.String(), "-tags mujoco") || lines != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line saying how to get MuJoCo", args, code, stderr.String())
 		}
 	}
 }

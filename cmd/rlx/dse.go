@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlxdev/rlx/core/dse"
+	"github.com/rlxdev/rlx/core/env"
 	"github.com/rlxdev/rlx/engine"
 	"github.com/rlxdev/rlx/hw"
 	"github.com/rlxdev/rlx/internal/units"
@@ -62,6 +64,9 @@ func tableIIIEnv(name string) (dse.Env, string, error) {
 			return e, "", err
 		}
 		return dse.Env{}, id, nil
+	}
+	if _, err := env.SpecOf(name); errors.Is(err, env.ErrNoMuJoCo) {
+		return dse.Env{}, "", fmt.Errorf("--env %s: %w", name, err)
 	}
 	names := make([]string, len(dse.Environments))
 	for i, e := range dse.Environments {

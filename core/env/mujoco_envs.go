@@ -5,6 +5,8 @@ package env
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 )
 
 func init() {
@@ -25,7 +27,9 @@ type body struct {
 
 func newBody(s Spec, o *options, rng *rand.Rand, m *mjModel, frameSkip int, resetNoise float64) body {
 	s.Obs.Low, s.Obs.High = unbounded(s.Obs.Dim())
-	s.Act = ActionSpace{Low: m.ctrlLow, High: m.ctrlHigh}
+	// Each copy gets its own bounds: a caller that edits its Spec must
+	// not edit every other copy's, or the model's.
+	s.Act = ActionSpace{Low: slices.Clone(m.ctrlLow), High: slices.Clone(m.ctrlHigh)}
 	return body{episode: newEpisode(s, o), rng: rng, sim: newData(m), frameSkip: frameSkip,
 		resetNoise: resetNoise, dt: m.timestep * float64(frameSkip)}
 }
@@ -104,6 +108,7 @@ func newHopper(rng *rand.Rand, o *options) *Hopper {
 func (h *Hopper) Reset(obs []float32) {
 	h.restart(obs)
 	h.observe(obs)
+	runtime.KeepAlive(h.sim)
 }
 
 // Step applies the three torques for dt.
@@ -118,6 +123,7 @@ func (h *Hopper) Step(obs []float32, a Action) (float64, bool, bool, error) {
 	terminated := !h.healthy()
 	truncated := h.end(terminated)
 	h.observe(obs)
+	runtime.KeepAlive(h.sim)
 	return reward, terminated, truncated, nil
 }
 
@@ -189,6 +195,7 @@ func newHumanoid(rng *rand.Rand, o *options) *Humanoid {
 func (h *Humanoid) Reset(obs []float32) {
 	h.restart(obs)
 	h.observe(obs)
+	runtime.KeepAlive(h.sim)
 }
 
 // Step applies the 17 torques for dt.
@@ -204,6 +211,7 @@ func (h *Humanoid) Step(obs []float32, a Action) (float64, bool, bool, error) {
 	terminated := !(z > humanoidMinZ && z < humanoidMaxZ)
 	truncated := h.end(terminated)
 	h.observe(obs)
+	runtime.KeepAlive(h.sim)
 	return reward, terminated, truncated, nil
 }
 

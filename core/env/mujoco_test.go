@@ -226,6 +226,42 @@ func TestHopperHealthyRange(t *testing.T) {
 	}
 }
 
+// TestHopperHealthyBounds checks Gymnasium's is_healthy on set states,
+// without a step in between: each bound is strict, x and z are outside the
+// ±100 state check, and every other position and velocity is inside it.
+func TestHopperHealthyBounds(t *testing.T) {
+	e, b := makeBody(t, "Hopper-v4", 1)
+	e.Reset(make([]float32, 11))
+	h := e.(*Hopper)
+	for _, c := range []struct {
+		name    string
+		set     func(q, v []float64)
+		healthy bool
+	}{
+		{"standing", func(q, v []float64) {}, true},
+		{"z at 0.7", func(q, v []float64) { q[1] = 0.7 }, false},
+		{"z just over 0.7", func(q, v []float64) { q[1] = 0.7000001 }, true},
+		{"z at 150: no upper bound", func(q, v []float64) { q[1] = 150 }, true},
+		{"x at 150: x is not checked", func(q, v []float64) { q[0] = 150 }, true},
+		{"pitch at 0.2", func(q, v []float64) { q[2] = 0.2 }, false},
+		{"pitch at -0.2", func(q, v []float64) { q[2] = -0.2 }, false},
+		{"pitch at 0.19", func(q, v []float64) { q[2] = 0.19 }, true},
+		{"foot angle at 100", func(q, v []float64) { q[5] = 100 }, false},
+		{"foot angle at 99", func(q, v []float64) { q[5] = 99 }, true},
+		{"x velocity at 100", func(q, v []float64) { v[0] = 100 }, false},
+		{"z velocity at -100", func(q, v []float64) { v[1] = -100 }, false},
+		{"thigh velocity at 99", func(q, v []float64) { v[3] = 99 }, true},
+		{"NaN", func(q, v []float64) { v[4] = math.NaN() }, false},
+	} {
+		copy(b.sim.qpos, b.sim.model.qpos0)
+		clear(b.sim.qvel)
+		c.set(b.sim.qpos, b.sim.qvel)
+		if got := h.healthy(); got != c.healthy {
+			t.Errorf("%s: healthy %v, want %v", c.name, got, c.healthy)
+		}
+	}
+}
+
 // TestHumanoidHealthyRange: the torso's height must stay in (1, 2).
 func TestHumanoidHealthyRange(t *testing.T) {
 	for _, c := range []struct {
@@ -269,6 +305,12 @@ func TestMuJoCoRewardAndObservation(t *testing.T) {
 			t.Errorf("obs[%d] = %g, want clipped qvel[%d] = %g", 5+i, obs[5+i], i, want)
 		}
 	}
+	// The velocities are clipped to ±10 in the observation only.
+	b.sim.qvel[0], b.sim.qvel[3] = 25, -12.5
+	e.(*Hopper).observe(obs)
+	if obs[5] != 10 || obs[8] != -10 || b.sim.qvel[0] != 25 {
+		t.Errorf("velocities 25 and -12.5 observed as %g and %g, want ±10", obs[5], obs[8])
+	}
 
 	he, hb := makeBody(t, "Humanoid-v4", 5)
 	hobs := make([]float32, 376)
@@ -290,8 +332,26 @@ func TestMuJoCoRewardAndObservation(t *testing.T) {
 	if want := 5 + 1.25*(hb.sim.massCenterX()-c)/0.015 - 0.1*ctrl; math.Abs(r-want) > 1e-9 {
 		t.Errorf("Humanoid reward %.12f, want %.12f", r, want)
 	}
-	if first[0] != float32(hb.sim.qpos[2]) || first[22] != float32(hb.sim.qvel[0]) || first[45] != float32(hb.sim.cinert[0]) {
-		t.Errorf("Humanoid observation does not start with qpos[2:], qvel, cinert")
+	// Every block in its place: qpos[2:] (22), qvel (23), cinert (140),
+	// cvel (84), qfrc_actuator (23), cfrc_ext (84). The world body's rows
+	// of cinert and cvel are zero, so each block is compared whole.
+	at := 0
+	for _, b := range []struct {
+		name string
+		v    []float64
+	}{
+		{"qpos[2:]", hb.sim.qpos[2:]}, {"qvel", hb.sim.qvel}, {"cinert", hb.sim.cinert},
+		{"cvel", hb.sim.cvel}, {"qfrc_actuator", hb.sim.qfrcActuator}, {"cfrc_ext", hb.sim.cfrcExt},
+	} {
+		for i, x := range b.v {
+			if first[at+i] != float32(x) {
+				t.Fatalf("Humanoid obs[%d] = %g, want %s[%d] = %g", at+i, first[at+i], b.name, i, x)
+			}
+		}
+		at += len(b.v)
+	}
+	if at != 376 {
+		t.Fatalf("the blocks cover %d values, want 376", at)
 	}
 	// The feet start 0.1 m up; once they land, the ground pushes on them
 	// and cfrc_ext (the last 84 values) is computed, not left at zero.

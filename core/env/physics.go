@@ -30,6 +30,14 @@ static mjModel* rlx_load(const char* name, const char* xml, int n, char* err, in
 	return m;
 }
 
+// rlx_quiet replaces MuJoCo's default warning handler, which prints to
+// stdout (over the explorer's screen) and appends to MUJOCO_LOG.TXT in the
+// working directory. The warnings stay counted in each mjData's warning
+// array. (Errors keep MuJoCo's handler: they come only from a model that
+// does not compile, which loadModel reports first, or from a bug.)
+static void rlx_quiet(const char* msg) { (void)msg; }
+static void rlx_silence_warnings(void) { mju_user_warning = rlx_quiet; }
+
 // rlx_step advances n physics steps with the controls already in d->ctrl,
 // then computes the contact and constraint forces on each body (cacc,
 // cfrc_int, cfrc_ext), which mj_step leaves stale unless a force sensor
@@ -81,6 +89,8 @@ var (
 	models   = map[string]*mjModel{}
 )
 
+func init() { C.rlx_silence_warnings() }
+
 // loadModel compiles the embedded MJCF document xml (cached by name). An
 // embedded model that does not compile is a bug of rlx: it panics with
 // MuJoCo's message.
@@ -125,7 +135,10 @@ func cSlice(p *C.mjtNum, n int) []float64 {
 // mjData is one simulation state of a model. Its slices view MuJoCo's own
 // arrays (memory outside Go's heap, freed by a cleanup when the mjData is
 // unreachable), so they must not outlive it: only this file and the
-// environments that own an mjData touch them.
+// environments that own an mjData touch them, and every method here, and
+// each environment's Reset and Step, ends with runtime.KeepAlive of the
+// mjData, so that the memory cannot be freed while a C call or a read of
+// a view is still under way on an environment's last use.
 type mjData struct {
 	model *mjModel
 	d     *C.mjData
@@ -161,14 +174,23 @@ func newData(m *mjModel) *mjData {
 // reset puts the state at the reference configuration, at rest, with no
 // control and the clock at 0 (mj_resetData); the caller then perturbs
 // qpos and qvel and calls forward.
-func (d *mjData) reset() { C.mj_resetData(d.model.m, d.d) }
+func (d *mjData) reset() {
+	C.mj_resetData(d.model.m, d.d)
+	runtime.KeepAlive(d)
+}
 
 // forward recomputes every derived quantity of the current qpos and qvel
 // without advancing time (mj_forward), as Gymnasium's set_state does.
-func (d *mjData) forward() { C.mj_forward(d.model.m, d.d) }
+func (d *mjData) forward() {
+	C.mj_forward(d.model.m, d.d)
+	runtime.KeepAlive(d)
+}
 
 // step advances frames physics steps with the controls in ctrl.
-func (d *mjData) step(frames int) { C.rlx_step(d.model.m, d.d, C.int(frames)) }
+func (d *mjData) step(frames int) {
+	C.rlx_step(d.model.m, d.d, C.int(frames))
+	runtime.KeepAlive(d)
+}
 
 // massCenterX is the x coordinate of the whole body's centre of mass, the
 // mass-weighted mean of the bodies' centres (Gymnasium's mass_center).
@@ -177,6 +199,7 @@ func (d *mjData) massCenterX() float64 {
 	for b, w := range d.model.bodyMass {
 		s += w * d.xipos[3*b]
 	}
+	runtime.KeepAlive(d)
 	return s / d.model.totalMass
 }
 
@@ -187,5 +210,7 @@ func (d *mjData) massCenterX() float64 {
 func (d *mjData) energy() (potential, kinetic float64) {
 	C.mj_energyPos(d.model.m, d.d)
 	C.mj_energyVel(d.model.m, d.d)
-	return float64(d.d.energy[0]), float64(d.d.energy[1])
+	potential, kinetic = float64(d.d.energy[0]), float64(d.d.energy[1])
+	runtime.KeepAlive(d)
+	return potential, kinetic
 }
