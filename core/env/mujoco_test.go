@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"os"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -385,5 +386,24 @@ func TestMuJoCoActionErrors(t *testing.T) {
 	}
 	if !slices.Equal(before, b.sim.qpos) {
 		t.Fatal("a refused action moved the state")
+	}
+}
+
+// TestMuJoCoWarningsStayQuiet: a state that blows up makes MuJoCo warn and
+// reset it; the warning is counted in the state, not printed or written
+// to MUJOCO_LOG.TXT in the working directory, as MuJoCo's default handler
+// does.
+func TestMuJoCoWarningsStayQuiet(t *testing.T) {
+	t.Chdir(t.TempDir())
+	e, b := makeBody(t, "Hopper-v4", 1)
+	obs := make([]float32, 11)
+	e.Reset(obs)
+	b.sim.qvel[3] = 1e12 // beyond MuJoCo's 1e10 bound on a velocity
+	b.sim.step(1)
+	if b.sim.warnings() == 0 {
+		t.Fatal("no warning for a velocity of 1e12")
+	}
+	if _, err := os.Stat("MUJOCO_LOG.TXT"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("MuJoCo wrote its log to the working directory: %v", err)
 	}
 }

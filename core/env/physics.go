@@ -214,3 +214,14 @@ func (d *mjData) energy() (potential, kinetic float64) {
 	runtime.KeepAlive(d)
 	return potential, kinetic
 }
+
+// warnings is the number of warnings MuJoCo has raised on this state since
+// its last reset (unstable values, contact buffer overflows, ...).
+func (d *mjData) warnings() int {
+	n := 0
+	for i := range C.mjNWARNING {
+		n += int(d.d.warning[i].number)
+	}
+	runtime.KeepAlive(d)
+	return n
+}
