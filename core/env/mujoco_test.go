@@ -6,8 +6,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 )
