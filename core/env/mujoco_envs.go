@@ -14,24 +14,40 @@ func init() {
 	registry["Humanoid-v4"] = func(r *rand.Rand, o *options) Env { return newHumanoid(r, o) }
 }
 
-// body is what the two MuJoCo environments share: the episode, the
-// simulation state, the frame skip and the reset noise.
-type body struct {
-	episode
-	rng        *rand.Rand
-	sim        *mjData
-	frameSkip  int
-	resetNoise float64
-	dt         float64 // seconds per Step: timestep * frameSkip
+// locomotion is what tells the two MuJoCo tasks apart: Gymnasium's v4
+// reward and termination are the same shape for both,
+//
+//	reward     = healthyReward + forwardWeight * (x' - x)/dt - ctrlWeight |a|^2
+//	terminated = !healthy(state after the step)
+//
+// with x the task's measure of progress, the frame skip and reset noise,
+// and how a state is observed.
+type locomotion struct {
+	frameSkip                                int
+	resetNoise                               float64
+	forwardWeight, ctrlWeight, healthyReward float64
+	progress                                 func(*mjData) float64 // x: how far forward
+	healthy                                  func(*mjData) bool
+	observe                                  func(d *mjData, obs []float32)
 }
 
-func newBody(s Spec, o *options, rng *rand.Rand, m *mjModel, frameSkip int, resetNoise float64) body {
+// body is one MuJoCo environment: the episode, the simulation state and
+// its task. Hopper and Humanoid are bodies with their own task.
+type body struct {
+	episode
+	task locomotion
+	rng  *rand.Rand
+	sim  *mjData
+	dt   float64 // seconds per Step: timestep * frameSkip
+}
+
+func newBody(s Spec, o *options, rng *rand.Rand, m *mjModel, task locomotion) body {
 	s.Obs.Low, s.Obs.High = unbounded(s.Obs.Dim())
 	// Each copy gets its own bounds: a caller that edits its Spec must
 	// not edit every other copy's, or the model's.
 	s.Act = ActionSpace{Low: slices.Clone(m.ctrlLow), High: slices.Clone(m.ctrlHigh)}
-	return body{episode: newEpisode(s, o), rng: rng, sim: newData(m), frameSkip: frameSkip,
-		resetNoise: resetNoise, dt: m.timestep * float64(frameSkip)}
+	return body{episode: newEpisode(s, o), task: task, rng: rng, sim: newData(m),
+		dt: m.timestep * float64(task.frameSkip)}
 }
 
 func unbounded(n int) (low, high []float32) {
@@ -42,13 +58,13 @@ func unbounded(n int) (low, high []float32) {
 	return low, high
 }
 
-// restart begins an episode as Gymnasium's MujocoEnv.reset does: the
+// Reset begins an episode as Gymnasium's MujocoEnv.reset does: the
 // reference configuration with every position and then every velocity
 // perturbed by U(-noise, noise), and the derived quantities recomputed.
-func (b *body) restart(obs []float32) {
+func (b *body) Reset(obs []float32) {
 	b.begin(obs)
 	b.sim.reset()
-	n := b.resetNoise
+	n := b.task.resetNoise
 	for i, q := range b.sim.model.qpos0 {
 		b.sim.qpos[i] = q + uniform(b.rng, -n, n)
 	}
@@ -56,30 +72,39 @@ func (b *body) restart(obs []float32) {
 		b.sim.qvel[i] = uniform(b.rng, -n, n)
 	}
 	b.sim.forward()
+	b.task.observe(b.sim, obs)
+	runtime.KeepAlive(b.sim)
 }
 
-// actuate writes the action to the controls and advances frameSkip
-// physics steps.
-func (b *body) actuate(a []float32) (ctrlSquares float64) {
-	for i, v := range a {
-		b.sim.ctrl[i] = float64(v)
-		ctrlSquares += float64(v) * float64(v)
+// Step writes the action to the controls, advances the frame skip's
+// physics steps, and pays the task's reward.
+func (b *body) Step(obs []float32, a Action) (float64, bool, bool, error) {
+	if err := b.check(obs, a); err != nil {
+		return 0, false, false, err
 	}
-	b.sim.step(b.frameSkip)
-	return ctrlSquares
+	t := &b.task
+	x := t.progress(b.sim)
+	ctrl := 0.0
+	for i, v := range a.Vec {
+		b.sim.ctrl[i] = float64(v)
+		ctrl += float64(v) * float64(v)
+	}
+	b.sim.step(t.frameSkip)
+	velocity := (t.progress(b.sim) - x) / b.dt
+	reward := t.healthyReward + t.forwardWeight*velocity - t.ctrlWeight*ctrl
+	terminated := !t.healthy(b.sim)
+	truncated := b.end(terminated)
+	t.observe(b.sim, obs)
+	runtime.KeepAlive(b.sim)
+	return reward, terminated, truncated, nil
 }
 
 // Hopper-v4 constants, Gymnasium's defaults (hopper_v4.py; docs/env.md).
 const (
-	hopperFrameSkip     = 4
-	hopperForwardWeight = 1.0
-	hopperCtrlWeight    = 1e-3
-	hopperHealthyReward = 1.0
-	hopperMinZ          = 0.7
-	hopperMaxAngle      = 0.2   // |torso pitch| below it, radians
-	hopperMaxState      = 100.0 // |each state value but x and z| below it
-	hopperResetNoise    = 5e-3
-	hopperVelocityClip  = 10.0
+	hopperMinZ         = 0.7
+	hopperMaxAngle     = 0.2   // |torso pitch| below it, radians
+	hopperMaxState     = 100.0 // |each state value but x and z| below it
+	hopperVelocityClip = 10.0
 )
 
 // Hopper is Gymnasium's Hopper-v4 on MuJoCo: a planar one-legged robot
@@ -98,39 +123,24 @@ const (
 // Reset perturbs every qpos and qvel value by U(-0.005, 0.005).
 type Hopper struct{ body }
 
+var hopperTask = locomotion{
+	frameSkip: 4, resetNoise: 5e-3,
+	forwardWeight: 1, ctrlWeight: 1e-3, healthyReward: 1,
+	progress: func(d *mjData) float64 { return d.qpos[0] },
+	healthy:  hopperHealthy,
+	observe:  hopperObserve,
+}
+
 func newHopper(rng *rand.Rand, o *options) *Hopper {
 	m := loadModel("hopper.xml", hopperXML)
 	s := Spec{ID: "Hopper-v4", Obs: Box{Shape: []int{11}}, MaxEpisodeSteps: 1000, RewardThreshold: 3800}
-	return &Hopper{newBody(s, o, rng, m, hopperFrameSkip, hopperResetNoise)}
+	return &Hopper{newBody(s, o, rng, m, hopperTask)}
 }
 
-// Reset starts an episode near the standing pose.
-func (h *Hopper) Reset(obs []float32) {
-	h.restart(obs)
-	h.observe(obs)
-	runtime.KeepAlive(h.sim)
-}
-
-// Step applies the three torques for dt.
-func (h *Hopper) Step(obs []float32, a Action) (float64, bool, bool, error) {
-	if err := h.check(obs, a); err != nil {
-		return 0, false, false, err
-	}
-	x := h.sim.qpos[0]
-	ctrl := h.actuate(a.Vec)
-	velocity := (h.sim.qpos[0] - x) / h.dt
-	reward := hopperHealthyReward + hopperForwardWeight*velocity - hopperCtrlWeight*ctrl
-	terminated := !h.healthy()
-	truncated := h.end(terminated)
-	h.observe(obs)
-	runtime.KeepAlive(h.sim)
-	return reward, terminated, truncated, nil
-}
-
-// healthy is Gymnasium's is_healthy; every comparison is strict and fails
-// on NaN, so a state that blew up is unhealthy.
-func (h *Hopper) healthy() bool {
-	q, v := h.sim.qpos, h.sim.qvel
+// hopperHealthy is Gymnasium's is_healthy; every comparison is strict and
+// fails on NaN.
+func hopperHealthy(d *mjData) bool {
+	q, v := d.qpos, d.qvel
 	if !(q[1] > hopperMinZ) || !(math.Abs(q[2]) < hopperMaxAngle) {
 		return false
 	}
@@ -147,8 +157,8 @@ func (h *Hopper) healthy() bool {
 	return true
 }
 
-func (h *Hopper) observe(obs []float32) {
-	q, v := h.sim.qpos, h.sim.qvel
+func hopperObserve(d *mjData, obs []float32) {
+	q, v := d.qpos, d.qvel
 	for i, x := range q[1:] {
 		obs[i] = float32(x)
 	}
@@ -159,13 +169,8 @@ func (h *Hopper) observe(obs []float32) {
 
 // Humanoid-v4 constants, Gymnasium's defaults (humanoid_v4.py; docs/env.md).
 const (
-	humanoidFrameSkip     = 5
-	humanoidForwardWeight = 1.25
-	humanoidCtrlWeight    = 0.1
-	humanoidHealthyReward = 5.0
-	humanoidMinZ          = 1.0
-	humanoidMaxZ          = 2.0
-	humanoidResetNoise    = 1e-2
+	humanoidMinZ = 1.0
+	humanoidMaxZ = 2.0
 )
 
 // Humanoid is Gymnasium's Humanoid-v4 on MuJoCo: a 3D biped of 13 bodies
@@ -185,39 +190,26 @@ const (
 // U(-0.01, 0.01).
 type Humanoid struct{ body }
 
+var humanoidTask = locomotion{
+	frameSkip: 5, resetNoise: 1e-2,
+	forwardWeight: 1.25, ctrlWeight: 0.1, healthyReward: 5,
+	progress: (*mjData).massCenterX,
+	healthy: func(d *mjData) bool {
+		z := d.qpos[2]
+		return z > humanoidMinZ && z < humanoidMaxZ
+	},
+	observe: humanoidObserve,
+}
+
 func newHumanoid(rng *rand.Rand, o *options) *Humanoid {
 	m := loadModel("humanoid.xml", humanoidXML)
 	s := Spec{ID: "Humanoid-v4", Obs: Box{Shape: []int{376}}, MaxEpisodeSteps: 1000, RewardThreshold: math.NaN()}
-	return &Humanoid{newBody(s, o, rng, m, humanoidFrameSkip, humanoidResetNoise)}
+	return &Humanoid{newBody(s, o, rng, m, humanoidTask)}
 }
 
-// Reset starts an episode standing, slightly perturbed.
-func (h *Humanoid) Reset(obs []float32) {
-	h.restart(obs)
-	h.observe(obs)
-	runtime.KeepAlive(h.sim)
-}
-
-// Step applies the 17 torques for dt.
-func (h *Humanoid) Step(obs []float32, a Action) (float64, bool, bool, error) {
-	if err := h.check(obs, a); err != nil {
-		return 0, false, false, err
-	}
-	c := h.sim.massCenterX()
-	ctrl := h.actuate(a.Vec)
-	velocity := (h.sim.massCenterX() - c) / h.dt
-	reward := humanoidHealthyReward + humanoidForwardWeight*velocity - humanoidCtrlWeight*ctrl
-	z := h.sim.qpos[2]
-	terminated := !(z > humanoidMinZ && z < humanoidMaxZ)
-	truncated := h.end(terminated)
-	h.observe(obs)
-	runtime.KeepAlive(h.sim)
-	return reward, terminated, truncated, nil
-}
-
-func (h *Humanoid) observe(obs []float32) {
+func humanoidObserve(d *mjData, obs []float32) {
 	i := 0
-	for _, part := range [][]float64{h.sim.qpos[2:], h.sim.qvel, h.sim.cinert, h.sim.cvel, h.sim.qfrcActuator, h.sim.cfrcExt} {
+	for _, part := range [...][]float64{d.qpos[2:], d.qvel, d.cinert, d.cvel, d.qfrcActuator, d.cfrcExt} {
 		for _, x := range part {
 			obs[i] = float32(x)
 			i++

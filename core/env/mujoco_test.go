@@ -233,7 +233,6 @@ func TestHopperHealthyRange(t *testing.T) {
 func TestHopperHealthyBounds(t *testing.T) {
 	e, b := makeBody(t, "Hopper-v4", 1)
 	e.Reset(make([]float32, 11))
-	h := e.(*Hopper)
 	for _, c := range []struct {
 		name    string
 		set     func(q, v []float64)
@@ -257,7 +256,7 @@ func TestHopperHealthyBounds(t *testing.T) {
 		copy(b.sim.qpos, b.sim.model.qpos0)
 		clear(b.sim.qvel)
 		c.set(b.sim.qpos, b.sim.qvel)
-		if got := h.healthy(); got != c.healthy {
+		if got := hopperHealthy(b.sim); got != c.healthy {
 			t.Errorf("%s: healthy %v, want %v", c.name, got, c.healthy)
 		}
 	}
@@ -308,7 +307,7 @@ func TestMuJoCoRewardAndObservation(t *testing.T) {
 	}
 	// The velocities are clipped to ±10 in the observation only.
 	b.sim.qvel[0], b.sim.qvel[3] = 25, -12.5
-	e.(*Hopper).observe(obs)
+	hopperObserve(b.sim, obs)
 	if obs[5] != 10 || obs[8] != -10 || b.sim.qvel[0] != 25 {
 		t.Errorf("velocities 25 and -12.5 observed as %g and %g, want ±10", obs[5], obs[8])
 	}
