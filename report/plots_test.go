@@ -108,8 +108,12 @@ func TestThroughputPlotShowsThePrediction(t *testing.T) {
 	final, rec := recorded(snaps[3:])
 	texts, _ := svgOf(t, throughputFigure(final, rec))
 	gpsAxis := slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "GPS (") })
+	ipsAxis := slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "IPS (") })
 	if slices.Contains(texts, "DSE prediction") && gpsAxis {
 		t.Error("an IPS prediction drawn on a GPS plot")
+	}
+	if !ipsAxis || !slices.ContainsFunc(texts, func(s string) bool { return strings.HasPrefix(s, "DSE prediction") }) {
+		t.Errorf("a DQN run with an IPS prediction: want an IPS axis with the prediction drawn: %q", texts)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -37,7 +36,6 @@ type Recorder struct {
 	mu     sync.Mutex
 	rows   []row
 	losses []string      // loss names, from the first snapshot that has any
-	last   uint64        // Seq of the last row
 	every  time.Duration // the least host time between rows now
 }
 
@@ -54,8 +52,8 @@ type row struct {
 }
 
 // Add records s, unless it is no newer (by Seq) than the last row, or it
-// comes within the rows' spacing (thinAfter) without changing the run's
-// state. A nil s is ignored.
+// comes within the rows' spacing (every, which doubles each thinAfter
+// rows) without changing the run's state. A nil s is ignored.
 func (r *Recorder) Add(s *engine.Snapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -69,25 +67,26 @@ func (r *Recorder) Len() int {
 	return len(r.rows)
 }
 
-// add is Add with r.mu held; keep records s whatever the spacing.
 // withFinal adds final to r, whatever the rows' spacing, and returns a
-// copy of r's rows for writing: r's own are thinned in place by later
-// Adds.
+// Recorder of r's rows as they are now, for writing while r goes on:
+// rows are only ever appended, and the view's capacity ends at its length,
+// so later Adds cannot reach what it holds.
 func (r *Recorder) withFinal(final *engine.Snapshot) *Recorder {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.add(final, true)
-	return &Recorder{rows: slices.Clone(r.rows), losses: r.losses, last: r.last, every: r.every}
+	n := len(r.rows)
+	return &Recorder{rows: r.rows[:n:n], losses: r.losses, every: r.every}
 }
 
+// add is Add with r.mu held; keep records s whatever the spacing.
 func (r *Recorder) add(s *engine.Snapshot, keep bool) {
-	if s == nil || len(r.rows) > 0 && s.Seq <= r.last {
+	if s == nil {
 		return
 	}
-	if !keep && len(r.rows) > 0 && s.HostElapsed-r.rows[len(r.rows)-1].hostElapsed < r.every {
+	if n := len(r.rows); n > 0 && (s.Seq <= r.rows[n-1].seq || !keep && s.HostElapsed-r.rows[n-1].hostElapsed < r.every) {
 		return
 	}
-	r.last = s.Seq
 	if r.losses == nil && len(s.Learning.Losses) > 0 {
 		for _, l := range s.Learning.Losses {
 			r.losses = append(r.losses, l.Name)

@@ -250,7 +250,7 @@ func TestRecorderIsBounded(t *testing.T) {
 			st = engine.Paused
 		}
 		r.Add(snap(host, st))
-		if st == engine.Paused && r.last != seq {
+		if st == engine.Paused && r.rows[len(r.rows)-1].seq != seq {
 			t.Errorf("the paused snapshot at %v was not kept", host)
 		}
 	}
@@ -262,7 +262,7 @@ func TestRecorderIsBounded(t *testing.T) {
 	}
 	// Older or repeated snapshots add nothing.
 	rows := r.Len()
-	r.Add(&engine.Snapshot{Seq: r.last, State: engine.Stopped, HostElapsed: day})
+	r.Add(&engine.Snapshot{Seq: r.rows[len(r.rows)-1].seq, State: engine.Stopped, HostElapsed: day})
 	r.Add(&engine.Snapshot{Seq: 1, State: engine.Stopped, HostElapsed: day})
 	r.Add(nil)
 	if r.Len() != rows {
