@@ -23,14 +23,23 @@ func userDevicesIn(t *testing.T) string {
 	return engine.UserDevicesDir()
 }
 
+// focusedMappingRun starts a scripted Hopper run at 120x40, with a user
+// configuration directory of the test's own, the mapping pane focused.
+func focusedMappingRun(t *testing.T) (*Model, *scriptedStarter, *scriptedRun) {
+	t.Helper()
+	userDevicesIn(t)
+	m, st := newTestModel(t, hopperConfig(), 120, 40)
+	run := startRun(t, m, st)
+	m.setFocus(paneMapping)
+	return m, st, run
+}
+
 // TestDevicesEditor edits the running platform in the mapping pane: the
 // prediction follows, the live run is not touched, w saves, enter saves
 // and asks for a restart on the saved file, esc closes.
 func TestDevicesEditor(t *testing.T) {
-	dir := userDevicesIn(t)
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	run := startRun(t, m, st)
-	m.setFocus(paneMapping)
+	m, st, run := focusedMappingRun(t)
+	dir := engine.UserDevicesDir()
 	runCmd(m, press(m, "d"))
 	p := m.mapping
 	if !p.Editing() {
@@ -285,10 +294,7 @@ func TestGoldenDevices(t *testing.T) {
 // editor open, the first esc closes the editor and the next leaves the
 // zoom, as docs/tui.md says.
 func TestEscInTheZoomedEditor(t *testing.T) {
-	userDevicesIn(t)
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	startRun(t, m, st)
-	m.setFocus(paneMapping)
+	m, _, _ := focusedMappingRun(t)
 	press(m, "z")
 	runCmd(m, press(m, "d"))
 	if !m.zoomed || !m.mapping.Editing() {

@@ -73,10 +73,9 @@ type mappingKey struct {
 
 // mappingPreview is the prediction of a configuration not running.
 type mappingPreview struct {
-	cfg     engine.Config
-	view    engine.MappingView
-	err     error
-	pending bool // the prediction is on its way (previewMsg)
+	cfg  engine.Config
+	view engine.MappingView
+	err  error
 }
 
 // mappingKeys are the pane's own bindings: d opens the devices editor,
@@ -192,7 +191,7 @@ func (p *mappingPane) NewRun() {
 func (p *mappingPane) Preview(cfg engine.Config) tea.Cmd {
 	token, cfg := p.nextRequest(), cfg.Defaults()
 	p.pendingPreview = token
-	p.preview = &mappingPreview{cfg: cfg, pending: true}
+	p.preview = &mappingPreview{cfg: cfg}
 	p.version++
 	return func() tea.Msg {
 		p.predMu.Lock()
@@ -405,7 +404,7 @@ func (p *mappingPane) render(focused bool) string {
 func (p *mappingPane) renderPreview(pv *mappingPreview) string {
 	st := p.c.Styles
 	head := st.Warn.Render(fit("preview: not running · "+platformName(pv.cfg.Devices), p.w))
-	if pv.pending {
+	if p.pendingPreview != 0 { // its previewMsg has not come back
 		return head + "\n" + st.Muted.Render(fit("predicting "+pv.cfg.Env+" "+string(pv.cfg.Algo)+" on it…", p.w))
 	}
 	if pv.err != nil {

@@ -204,10 +204,7 @@ func TestMappingPaneMouseAndHelp(t *testing.T) {
 // with): the devices editor predicts G-G-G and restarts on it, and a
 // preview of the running configuration is no preview.
 func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
-	userDevicesIn(t)
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	run := startRun(t, m, st)
-	m.setFocus(paneMapping)
+	m, _, run := focusedMappingRun(t)
 	ggg := engine.MustMapping("G-G-G")
 	m.Update(switchMappingMsg{ggg})
 	drain(m, run)
@@ -251,10 +248,7 @@ func TestMappingPaneFollowsALiveSwitch(t *testing.T) {
 // predicting, and a result asked for before the user moved on (esc, a
 // preview cleared or replaced) is dropped when it comes.
 func TestPredictionsOffTheLoop(t *testing.T) {
-	userDevicesIn(t)
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	startRun(t, m, st)
-	m.setFocus(paneMapping)
+	m, _, _ := focusedMappingRun(t)
 
 	open := press(m, "d")
 	if open == nil || m.mapping.editor != nil || !strings.Contains(plain(m), "what if: predicting the run…") {
@@ -299,10 +293,7 @@ func TestPredictionsOffTheLoop(t *testing.T) {
 // clicks; a live switch does not keep a preview up when the form goes back
 // to the running platform; applying ends the preview.
 func TestPendingEditorAndPreviewAcrossKeys(t *testing.T) {
-	userDevicesIn(t)
-	m, st := newTestModel(t, hopperConfig(), 120, 40)
-	startRun(t, m, st)
-	m.setFocus(paneMapping)
+	m, _, _ := focusedMappingRun(t)
 	press(m, "z")
 	open := press(m, "d")
 	press(m, "esc")

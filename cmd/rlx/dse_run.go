@@ -50,6 +50,8 @@ func exploreRunWorkload(out io.Writer, req dseRunRequest, asJSON bool) error {
 	switch {
 	case cfg.Algo.OnPolicy() && req.batchSet:
 		return usagef("--batch %d: a PPO run has no learner batch (its minibatch is envs × horizon / minibatches); leave out --batch, or explore the run with rlx --batch --set env=%s --set algo=ppo", req.batch, req.env)
+	case cfg.Algo.OnPolicy() && req.capacity != 0:
+		return usagef("--capacity %d: a PPO run has no replay buffer (it learns from its rollout); leave out --capacity", req.capacity)
 	case cfg.Algo.OnPolicy():
 	case req.batch > engine.MaxBatch:
 		// The run's own workload is built from the run's networks, as a

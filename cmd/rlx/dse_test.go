@@ -377,6 +377,7 @@ func TestDSERunEnvironmentIDs(t *testing.T) {
 		{[]string{"--env", "Atlantis"}, []string{`--env "Atlantis" is not known`, "CartPole, Hopper, Pong", "CartPole-v1", "Pendulum-v1"}},
 		{[]string{"--env", "Pendulum-v1", "--algo", "dqn"}, []string{"Pendulum-v1 has continuous actions"}},
 		{[]string{"--env", "Acrobot-v1", "--algo", "ppo", "--batch", "64"}, []string{"--batch 64: a PPO run has no learner batch"}},
+		{[]string{"--env", "Acrobot-v1", "--algo", "ppo", "--capacity", "5000"}, []string{"--capacity 5000: a PPO run has no replay buffer"}},
 		{[]string{"--env", "Pendulum-v1", "--batch", "65537"}, []string{"--batch 65537 is out of range for a run environment: it must be 1..65536"}},
 		{[]string{"--env", "Pendulum-v1", "--devices", "heppo-zcu106"}, []string{"--devices heppo-zcu106", "needs a cpu, a gpu, an fpga and a link"}},
 		{[]string{"--env", "Humanoid-workload", "--batch", "16384"}, []string{"batch 16384 is not allowed: must be at most the capacity, 10000", "--capacity"}},
