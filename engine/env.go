@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rlxdev/rlx/core/env"
@@ -11,10 +11,10 @@ import (
 // envSpec returns the spec of environment id, or a FieldError listing the
 // known environments.
 func envSpec(id string) (*env.Spec, error) {
-	s, err := env.SpecOf(id)
-	if errors.Is(err, env.ErrNoMuJoCo) {
-		return nil, &FieldError{"env", id, "it runs on MuJoCo, and " + env.ErrNoMuJoCo.Error()}
+	if err := env.MissingMuJoCo(id); err != nil {
+		return nil, &FieldError{"env", strconv.Quote(id), err.Error()}
 	}
+	s, err := env.SpecOf(id)
 	if err != nil {
 		return nil, &FieldError{"env", fmt.Sprintf("%q", id), "use one of " + strings.Join(env.IDs(), ", ")}
 	}
@@ -31,7 +31,6 @@ func Environments() []string { return env.IDs() }
 var tableIII = []struct{ id, name string }{
 	{"CartPole-v1", "CartPole"},
 	{"Hopper-workload", "Hopper"},
-	{"Hopper-v4", "Hopper"}, // the real one, where the build has MuJoCo
 	{"Pong-workload", "Pong"},
 }
 
@@ -39,6 +38,7 @@ var tableIII = []struct{ id, name string }{
 // environment id stands in for, and whether it stands in for one: the one
 // mapping rlx dse --env and the Table V experiment read.
 func TableIIIEnv(id string) (string, bool) {
+	id = env.StandIn(id) // Hopper-v4 is Table III's Hopper as its stand-in is
 	for _, e := range tableIII {
 		if e.id == id {
 			return e.name, true

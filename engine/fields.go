@@ -222,12 +222,11 @@ func (c *Config) Set(name, value string) error {
 		dst.SetUint(n)
 	case ChoiceField:
 		if !slices.Contains(f.Choices(), value) {
-			// The one choice field is the environment: envSpec says why
-			// an id is refused (unknown, or MuJoCo's in a build without).
-			if _, err := envSpec(value); err != nil {
-				return err
-			}
-			return &FieldError{name, strconv.Quote(value), "use one of " + strings.Join(f.Choices(), ", ")}
+			// The one choice field is the environment, whose choices are
+			// env.IDs(): envSpec says why an id is refused (unknown, or
+			// MuJoCo's in a build without).
+			_, err := envSpec(value)
+			return err
 		}
 		dst.SetString(value)
 	case AlgorithmField:

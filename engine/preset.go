@@ -148,9 +148,9 @@ func ParsePreset(file string, data []byte) (Preset, error) {
 		p.Run.Name = p.Name
 	}
 	if p.MuJoCo {
-		p.Run.Env = physical(p.Run.Env)
+		p.Run.Env = env.Physical(p.Run.Env)
 		for i := range p.Steps {
-			p.Steps[i].Set.Env = physical(p.Steps[i].Set.Env)
+			p.Steps[i].Set.Env = env.Physical(p.Steps[i].Set.Env)
 		}
 	}
 	if err := p.Run.Validate(); err != nil {
@@ -333,15 +333,6 @@ var embeddedPresets = sync.OnceValues(func() ([]Preset, error) {
 	}
 	return out, nil
 })
-
-// physical is id's MuJoCo counterpart where this build has one (a preset
-// with mujoco: true), id itself otherwise.
-func physical(id string) string {
-	if real, ok := env.Physical(id); ok {
-		return real
-	}
-	return id
-}
 
 // clone returns p with its own steps, so that a caller changing them
 // changes no other copy.

@@ -195,11 +195,12 @@ func tableIIIWorkload(c engine.Config) (env, note string) {
 		}
 		return env, fmt.Sprintf("differs: %s; Table III trains DDPG with hidden 8", algo)
 	case "Hopper":
-		if algo == engine.DDPG && c.Env == "Hopper-v4" {
-			return env, "close: DDPG with 256-256 MLPs as Table III, on MuJoCo's Hopper-v4"
-		}
 		if algo == engine.DDPG {
-			return env, "close: DDPG with 256-256 MLPs as Table III, on a synthetic Hopper-shaped environment"
+			on := "a synthetic Hopper-shaped environment"
+			if c.Env == "Hopper-v4" {
+				on = "MuJoCo's Hopper-v4"
+			}
+			return env, "close: DDPG with 256-256 MLPs as Table III, on " + on
 		}
 		return env, fmt.Sprintf("differs: %s; Table III trains DDPG", algo)
 	case "Pong":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -65,7 +64,7 @@ func tableIIIEnv(name string) (dse.Env, string, error) {
 		}
 		return dse.Env{}, id, nil
 	}
-	if _, err := env.SpecOf(name); errors.Is(err, env.ErrNoMuJoCo) {
+	if err := env.MissingMuJoCo(name); err != nil {
 		return dse.Env{}, "", fmt.Errorf("--env %s: %w", name, err)
 	}
 	names := make([]string, len(dse.Environments))

@@ -28,8 +28,9 @@
 // observations, rewards, healthy ranges, frame skips, reset noise and time
 // limits are v4's defaults (docs/env.md). Without the tag they are absent
 // from IDs, and Make names the way to get them (ErrNoMuJoCo); MuJoCo says
-// which build this is and Physical maps a workload environment to its
-// MuJoCo counterpart where there is one.
+// which build this is; Physical and StandIn map a workload environment to
+// its MuJoCo counterpart and back, from one table; MissingMuJoCo says why an
+// id cannot be made in this build.
 //
 // # Workload environments
 //

@@ -220,15 +220,37 @@ var physics = []struct{ id, workload string }{
 var ErrNoMuJoCo = errors.New("this build of rlx has no MuJoCo physics: install libmujoco-dev (apt-get install libmujoco-dev) and build with -tags mujoco (go run -tags mujoco ./cmd/rlx)")
 
 // Physical returns the MuJoCo environment that the workload environment id
-// stands in for, and whether this build has it: Hopper-v4 for
-// Hopper-workload with MuJoCo, ("", false) without it or for any other id.
-func Physical(id string) (string, bool) {
+// stands in for where this build has MuJoCo (Hopper-v4 for
+// Hopper-workload), and id itself otherwise.
+func Physical(id string) string {
 	for _, p := range physics {
 		if p.workload == id && MuJoCo {
-			return p.id, true
+			return p.id
 		}
 	}
-	return "", false
+	return id
+}
+
+// StandIn returns the workload environment that stands in for the MuJoCo
+// environment id in the cost model (Hopper-workload for Hopper-v4), and id
+// itself for any other id, in either build.
+func StandIn(id string) string {
+	for _, p := range physics {
+		if p.id == id {
+			return p.workload
+		}
+	}
+	return id
+}
+
+// MissingMuJoCo returns, for a MuJoCo environment in a build without
+// MuJoCo, why it cannot be made and how to get it (wrapping ErrNoMuJoCo,
+// naming the stand-in); nil for any other id or build.
+func MissingMuJoCo(id string) error {
+	if MuJoCo || StandIn(id) == id {
+		return nil
+	}
+	return fmt.Errorf("%s runs on MuJoCo, and %w; %s is its stand-in without physics, for the cost model", id, ErrNoMuJoCo, StandIn(id))
 }
 
 // IDs lists the environments Make knows, sorted.
@@ -267,10 +289,8 @@ func SpecOf(id string) (*Spec, error) {
 func Make(id string, rng *rand.Rand, opts ...Option) (Env, error) {
 	mk, ok := registry[id]
 	if !ok {
-		for _, p := range physics {
-			if p.id == id {
-				return nil, fmt.Errorf("env: %s runs on MuJoCo, and %w; %s is its stand-in without physics, for the cost model", id, ErrNoMuJoCo, p.workload)
-			}
+		if err := MissingMuJoCo(id); err != nil {
+			return nil, fmt.Errorf("env: %w", err)
 		}
 		return nil, fmt.Errorf("env: unknown environment %q: known are %s", id, strings.Join(IDs(), ", "))
 	}

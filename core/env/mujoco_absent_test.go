@@ -27,8 +27,17 @@ func TestMuJoCoNeedsTheTag(t *testing.T) {
 		if slices.Contains(IDs(), c.id) {
 			t.Errorf("IDs() offers %s in a build without MuJoCo", c.id)
 		}
-		if p, ok := Physical(c.workload); ok {
-			t.Errorf("Physical(%s) = %s without MuJoCo", c.workload, p)
+		if p := Physical(c.workload); p != c.workload {
+			t.Errorf("Physical(%s) = %s without MuJoCo, want the workload itself", c.workload, p)
 		}
+		if s := StandIn(c.id); s != c.workload {
+			t.Errorf("StandIn(%s) = %s, want %s", c.id, s, c.workload)
+		}
+		if err := MissingMuJoCo(c.id); !errors.Is(err, ErrNoMuJoCo) || !strings.Contains(err.Error(), c.workload) {
+			t.Errorf("MissingMuJoCo(%s) = %v, want ErrNoMuJoCo naming %s", c.id, err, c.workload)
+		}
+	}
+	if err := MissingMuJoCo("CartPole-v1"); err != nil {
+		t.Errorf("MissingMuJoCo(CartPole-v1) = %v, want nil", err)
 	}
 }

@@ -58,8 +58,11 @@ func TestMuJoCoSpecs(t *testing.T) {
 			t.Errorf("IDs() lacks %s", c.id)
 		}
 	}
-	if p, ok := Physical("Hopper-workload"); !ok || p != "Hopper-v4" {
-		t.Errorf("Physical(Hopper-workload) = %q, %v", p, ok)
+	if p := Physical("Hopper-workload"); p != "Hopper-v4" {
+		t.Errorf("Physical(Hopper-workload) = %q, want Hopper-v4", p)
+	}
+	if err := MissingMuJoCo("Hopper-v4"); err != nil {
+		t.Errorf("MissingMuJoCo(Hopper-v4) in the MuJoCo build: %v", err)
 	}
 }
 
