@@ -3,8 +3,6 @@ package engine
 import (
 	"flag"
 	"math"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 )
@@ -46,8 +44,6 @@ var budgets = map[string]budget{
 	"hopper-td3":   {steps: 2_000},
 }
 
-var onlyPresets = flag.String("engine.presets", "", "TestRunPresetsAtThePrediction: only these run presets, comma-separated (default: every one)")
-
 // TestRunPresetsAtThePrediction runs every run preset on the mapping the
 // exploration chooses and on two set by hand (its second best and its
 // worst), and checks that the simulated clock, over the last quarter of
@@ -65,20 +61,20 @@ func TestRunPresetsAtThePrediction(t *testing.T) {
 		if p.Kind != "" && p.Kind != KindRun {
 			continue
 		}
-		if *onlyPresets != "" && !slices.Contains(strings.Split(*onlyPresets, ","), p.Name) {
-			continue
-		}
-		b, ok := budgets[p.Name]
-		if !ok {
-			b.duration = 10 * time.Second
-		}
-		cfg := p.Run
-		cfg.Steps, cfg.Duration = b.steps, b.duration
-		auto := checkPrediction(t, p.Name, cfg)
-		for _, m := range []string{auto.SecondBest, auto.Worst} {
-			cfg.Mapping = MustMapping(m)
-			checkPrediction(t, p.Name, cfg)
-		}
+		// One subtest per preset: -run 'TestRunPresetsAtThePrediction/hopper-ppo' runs one.
+		t.Run(p.Name, func(t *testing.T) {
+			b, ok := budgets[p.Name]
+			if !ok {
+				b.duration = 10 * time.Second
+			}
+			cfg := p.Run
+			cfg.Steps, cfg.Duration = b.steps, b.duration
+			auto := checkPrediction(t, p.Name, cfg)
+			for _, m := range []string{auto.SecondBest, auto.Worst} {
+				cfg.Mapping = MustMapping(m)
+				checkPrediction(t, p.Name, cfg)
+			}
+		})
 	}
 }
 
