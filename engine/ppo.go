@@ -265,8 +265,8 @@ func (d *ppoDriver) snapshot(s *Snapshot) {
 }
 
 // envStepUS is the simulated time of one environment step: a workload
-// environment's configured cost, or the host time of a classic-control step
-// (they are cheap, and the papers give no figure).
+// environment's configured cost, or the measured host time of a
+// classic-control or MuJoCo step (the papers give no figure).
 func envStepUS(cost time.Duration, id string) float64 {
 	if cost > 0 {
 		return float64(cost) / float64(time.Microsecond)

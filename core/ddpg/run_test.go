@@ -13,7 +13,14 @@ import (
 
 func runPendulum(t *testing.T, alg Algorithm, total, starts int, seed uint64, modify func(*Config, *runtime.Config)) *runtime.Run {
 	t.Helper()
-	c, rc := CleanRL(alg, "Pendulum-v1", total, starts)
+	return runCleanRL(t, alg, "Pendulum-v1", total, starts, seed, modify)
+}
+
+// runCleanRL runs alg with CleanRL's settings on environment id for total
+// steps, learning from starts on, after modify (nil: none) has changed them.
+func runCleanRL(t *testing.T, alg Algorithm, id string, total, starts int, seed uint64, modify func(*Config, *runtime.Config)) *runtime.Run {
+	t.Helper()
+	c, rc := CleanRL(alg, id, total, starts)
 	rc.Seed = seed
 	if modify != nil {
 		modify(&c, &rc)
@@ -59,7 +66,7 @@ func TestLockstepDeterministic(t *testing.T) {
 
 var (
 	long      = flag.Bool("ddpg.long", false, "run TestPendulumLearns, a learning run of about 3 minutes per seed")
-	longSeeds = flag.Int("ddpg.seeds", 3, "TestPendulumLearns runs seeds 1..n")
+	longSeeds = flag.Int("ddpg.seeds", 3, "TestPendulumLearns and TestLearnHopperTD3 run seeds 1..n")
 )
 
 // TestPendulumLearns is the TD3 + PER figure of docs/offpolicy.md: on

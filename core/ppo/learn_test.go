@@ -65,24 +65,30 @@ func skipSlow(t *testing.T) {
 func runSeeds(t *testing.T, id string, opt gae.Options, level float64, n int) []learnResult {
 	var res []learnResult
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		cfg, err := Defaults(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Seed, cfg.GAE = seed, opt
-		tr, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
 		th := &threshold{level: level, window: env.NewWindow(100)}
-		tr.SetObserver(th)
-		start := time.Now()
-		if err := tr.Run(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		res = append(res, learnResult{seed, th.at, tr.Recent().Mean(), tr.EnvSteps(), time.Since(start)})
+		res = append(res, runSeed(t, id, opt, seed, th, th))
 	}
 	return res
+}
+
+// runSeed runs CleanRL's defaults on id with the GAE numerics opt and seed,
+// observed by obs, which records in th when the return reached its level.
+func runSeed(t *testing.T, id string, opt gae.Options, seed uint64, th *threshold, obs Observer) learnResult {
+	cfg, err := Defaults(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed, cfg.GAE = seed, opt
+	tr, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.SetObserver(obs)
+	start := time.Now()
+	if err := tr.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return learnResult{seed, th.at, tr.Recent().Mean(), tr.EnvSteps(), time.Since(start)}
 }
 
 // medianReached logs the runs and returns the median step at which they

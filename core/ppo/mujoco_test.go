@@ -3,7 +3,6 @@
 package ppo
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -52,22 +51,8 @@ func learnMuJoCo(t *testing.T, id string, level float64) ([]learnResult, []float
 	var res []learnResult
 	var firsts []float64
 	for seed := uint64(*firstSeed); seed < uint64(*firstSeed+*learnSeeds); seed++ {
-		cfg, err := Defaults(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Seed, cfg.GAE = seed, gae.Options{}
-		tr, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
 		c := &curve{threshold: threshold{level: level, window: env.NewWindow(100)}, first: env.NewWindow(100)}
-		tr.SetObserver(c)
-		start := time.Now()
-		if err := tr.Run(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		r := learnResult{seed, c.at, tr.Recent().Mean(), tr.EnvSteps(), time.Since(start)}
+		r := runSeed(t, id, gae.Options{}, seed, &c.threshold, c)
 		res, firsts = append(res, r), append(firsts, c.first.Mean())
 		t.Logf("%s seed %d: first 100 episodes %.1f, final rolling-100 %.1f, %d steps in %v (%.0f SPS)",
 			id, seed, c.first.Mean(), r.final, r.steps, r.wall.Round(time.Second), float64(r.steps)/r.wall.Seconds())
