@@ -80,4 +80,19 @@
 // github.com/rlxdev/rlx/core/replay) layers the two-lock scheme of 002
 // §IV-D on top, using WriteLeaves and Propagate, which split an update into
 // its last-level part and its upper-level part.
+//
+// # The exact tree
+//
+// Exact is the same structure over fixed-point priorities: each priority is
+// a whole number of quanta (a power of two chosen from the capacity and the
+// largest priority, so that the total of a full tree stays below 2^63), and
+// every node the integer sum of its children. Integer addition is
+// associative, so an update adds the difference between the new and the old
+// priority to each ancestor, one word per level, as 002 Algorithm 2 and the
+// FPGA tree of 000 §IV-C4 do, and still never drifts: every node equals the
+// sum of its leaves bit for bit after any sequence of updates, and Find(u)
+// for an integer target u returns the leaf a linear scan returns. Priorities
+// it cannot represent (NaN, negative, above the maximum, or so small they
+// would round to 0) are rejected with a RangeError. Where priorities need a
+// wider range than 2^63 quanta give, Tree keeps float64's.
 package sumtree
