@@ -77,16 +77,11 @@ func NewExact(capacity, fanout int, maxPriority float64) (*Exact, error) {
 	}
 	t.chooseResolution()
 
-	counts := []int{capacity}
-	for c := capacity; c > 1; {
-		c = (c + fanout - 1) >> t.shift
-		counts = append(counts, c)
-	}
-	t.levels = make([]level, len(counts))
+	t.levels = levelsOf(capacity, fanout)
 	pos := 0
 	for d := range t.levels {
-		count := counts[len(counts)-1-d]
-		t.levels[d] = level{start: pos, count: count}
+		count := t.levels[d].count
+		t.levels[d].start = pos
 		// Whole groups, so that a search may read all K children of
 		// the last node's parent; whole lines, so that each level
 		// starts on one.

@@ -73,17 +73,11 @@ func New(capacity, fanout int) (*Tree, error) {
 	t.span = 2 * t.stride
 	t.packed = t.stride == fanout
 
-	// Level sizes from the leaves up, until a level has a single node.
-	counts := []int{capacity}
-	for c := capacity; c > 1; {
-		c = (c + fanout - 1) / fanout
-		counts = append(counts, c)
-	}
-	t.levels = make([]level, len(counts))
+	t.levels = levelsOf(capacity, fanout)
 	pos := 0
 	for d := range t.levels {
-		count := counts[len(counts)-1-d]
-		t.levels[d] = level{start: pos, count: count}
+		count := t.levels[d].count
+		t.levels[d].start = pos
 		slots := lineNodes // the root sits alone on its line
 		if d > 0 {
 			groups := (count + fanout - 1) / fanout
@@ -104,6 +98,22 @@ func New(capacity, fanout int) (*Tree, error) {
 	}
 	t.bits = unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(t.slots))), len(t.slots))
 	return t, nil
+}
+
+// levelsOf returns the levels of a tree of capacity leaves and the given
+// fanout, root first, with their node counts (the starts are left to the
+// layout): from the leaves up, each level has a node per fanout nodes
+// below, until a level has a single node.
+func levelsOf(capacity, fanout int) []level {
+	n := 1
+	for c := capacity; c > 1; c = (c + fanout - 1) / fanout {
+		n++
+	}
+	levels := make([]level, n)
+	for d, c := n-1, capacity; d >= 0; d, c = d-1, (c+fanout-1)/fanout {
+		levels[d].count = c
+	}
+	return levels
 }
 
 // groupStride returns the number of slots the values of a group of k
