@@ -2,6 +2,7 @@ package sumtree_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/rlxdev/rlx/core/sumtree"
@@ -94,4 +95,29 @@ func ExampleTree_LevelRange() {
 	// Output:
 	// level 1: [0 10 8 0]
 	// children of node 1: [1 2 3 4]
+}
+
+// An exact tree over fixed-point priorities: sums are integers, so the root
+// is the leaves' sum bit for bit and a target drawn uniformly from
+// [0, Total()) picks each leaf with probability exactly Quanta(i)/Total().
+func ExampleExact() {
+	tree, err := sumtree.NewExact(8, 4, 10) // 8 priorities, 4 children per node, priorities up to 10
+	if err != nil {
+		panic(err)
+	}
+	if err := tree.SetBatch([]int{1, 3, 6}, []float64{0.5, 2, 1.5}); err != nil {
+		panic(err)
+	}
+	fmt.Println(tree.Cap(), tree.MaxPriority(), tree.TotalPriority(), tree.Get(3))
+	fmt.Printf("resolution 2^%d\n", int(math.Log2(tree.Resolution())))
+
+	q := tree.Quanta(1) // leaf 1 owns targets [0, q)
+	fmt.Println(tree.Find(0), tree.Find(q-1), tree.Find(q), tree.Find(tree.Total()-1))
+
+	fmt.Println(tree.Set(2, 11))
+	// Output:
+	// 8 10 4 2
+	// resolution 2^-56
+	// 1 1 3 6
+	// sumtree: priority 11 for index 2 cannot be represented: priorities must be 0, or above 6.938893903907228e-18 (half the resolution 2^-56) and at most 10
 }
