@@ -2,10 +2,11 @@ package gae
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"testing"
+
+	"github.com/rlxdev/rlx/internal/testalloc"
 )
 
 // benchShapes are the shapes of the performance targets.
@@ -76,44 +77,18 @@ func TestParallelAllocs(t *testing.T) {
 		p := panel{adv: adv, ret: ret, rew: r.Rewards, val: r.Values, nval: r.NextValues,
 			term: r.Terminated, trunc: r.Truncated, rows: T, stride: N, c1: N, gamma: 0.99, c: 0.99 * 0.95}
 		for _, parts := range []int{2, 3} {
-			if got := mallocsPerCall(20, func() { runParallel(&p, k, parts) }); got != 0 {
+			if got := testalloc.MallocsPerCall(20, func() { runParallel(&p, k, parts) }); got != 0 {
 				t.Errorf("%v in %d parts: %v allocations per call", k, parts, got)
 			}
 		}
 		withKernel(k, func() {
-			if got := mallocsPerCall(20, func() { _ = Compute(adv, ret, r, 0.99, 0.95) }); got != 0 {
+			compute := func() { _ = Compute(adv, ret, r, 0.99, 0.95) }
+			if got := testalloc.MallocsPerCall(20, compute); got != 0 {
 				t.Errorf("Compute %v %dx%d with GOMAXPROCS %d: %v allocations per call",
 					k, T, N, runtime.GOMAXPROCS(0), got)
 			}
 		})
 	}
-}
-
-// mallocsPerCall counts the allocations of f per call through the
-// runtime's counter, which also sees the runtime's own background work: the
-// scavenger's timers, and the wait-queue entries (sudogs) that a garbage
-// collection drops from each P's cache and the next blocking wait refills.
-// Those come and go; an allocation made by f comes every call. So take the
-// least of a few rounds.
-func mallocsPerCall(runs int, f func()) float64 {
-	// Warm up: start the workers, fill the job free list; a new worker's
-	// first wait for a task happens after the call that started it.
-	f()
-	f()
-	best := math.Inf(1)
-	for range 5 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range runs {
-			f()
-		}
-		runtime.ReadMemStats(&after)
-		best = min(best, float64(after.Mallocs-before.Mallocs)/float64(runs))
-		if best == 0 {
-			break
-		}
-	}
-	return best
 }
 
 func TestEstimatorAllocs(t *testing.T) {

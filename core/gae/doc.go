@@ -59,8 +59,9 @@
 // Compute costs O(T*N) and is bound by memory bandwidth on large rollouts;
 // ComputeLookahead costs O(k*T*N). Compute, ComputeLookahead, Reference and
 // Estimator.Estimate allocate nothing per call; NewEstimator allocates the
-// code and output buffers once. Parallel calls use a pool of worker
-// goroutines started on first use and kept for the life of the process.
+// code and output buffers once. Parallel calls use the process's pool of
+// worker goroutines (internal/parallel, shared with core/nn), started on
+// first use and kept for the life of the process.
 //
 // # Build tags
 //

@@ -72,13 +72,15 @@ var mayImport = map[string][]string{
 	"internal/papers":     nil,
 	"internal/atomicfile": nil,         // a file written whole or not at all
 	"internal/testenv":    {"presets"}, // tests' user configuration directory
+	"internal/parallel":   nil,         // the worker pool of the multi-core kernels
+	"internal/testalloc":  nil,         // allocation counts for tests, at the real GOMAXPROCS
 	"presets":             nil,
 	"hw":                  {"internal/yamldoc"},
 	"core/sumtree":        nil,
 	"core/env":            nil,
-	"core/gae":            nil,
-	"core/nn/kernel":      nil,
-	"core/nn":             {"core/nn/kernel"},
+	"core/gae":            {"internal/parallel"},
+	"core/nn/kernel":      {"internal/parallel"},
+	"core/nn":             {"core/nn/kernel", "internal/parallel"},
 	"core/replay":         {"core/sumtree"},
 	"core/runtime":        {"core/env", "core/nn", "core/replay", "core/sumtree"},
 	"core/dqn":            {"core/env", "core/nn", "core/replay", "core/runtime"},
