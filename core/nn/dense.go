@@ -76,21 +76,13 @@ func (s *scaleLayer) shape() LayerShape {
 	return LayerShape{Kind: "scale", In: s.dims, Out: s.dims}
 }
 
-func (s *scaleLayer) forward(y, x []float32, batch int) {
-	x = x[:len(y)]
-	for i, v := range x {
-		y[i] = v * s.factor
-	}
-}
+func (s *scaleLayer) forward(y, x []float32, batch int) { scale(y, x[:len(y)], s.factor) }
 
 func (s *scaleLayer) backward(dx, dz, _ []float32, _ int, _ bool) {
 	if dx == nil {
 		return
 	}
-	dz = dz[:len(dx)]
-	for i, v := range dz {
-		dx[i] = v * s.factor
-	}
+	scale(dx, dz[:len(dx)], s.factor)
 }
 
 func (s *scaleLayer) weights() (int, int, func([]float64, float64), []float32) {

@@ -40,11 +40,22 @@
 // # Cost and allocation
 //
 // Forward costs Shape().MACs multiply-adds per sample, Backward
-// Shape().BackwardMACs; both run on the kernels of core/nn/kernel. A Net
-// sizes its activation buffers for the largest batch it has seen (Reserve
-// sizes them ahead); after that, Forward, Backward, the heads, the losses,
-// Adam.Step and ClipGradNorm allocate nothing. A Net is not safe for
-// concurrent use: give each goroutine its own (Clone).
+// Shape().BackwardMACs; both run on the kernels of core/nn/kernel, on every
+// core for large batches, each pass deciding on its own size: a dense
+// layer's products split in kernel.Gemm from kernel.ParallelMinFlops
+// (2*m*n*k of the one product); a convolution splits its samples (and,
+// for the weight gradient, its filter taps) across goroutines when the
+// products of the whole batch reach kernel.ParallelMinFlops, although each
+// sample's product is smaller; and the activations, their derivatives and
+// the input scaling split from 64Ki elements, however few flops that is.
+// The results do not depend on the split, or on GOMAXPROCS, by a single
+// bit. A Net sizes its activation buffers for the largest batch it has
+// seen (Reserve sizes them ahead), and a convolution's im2col buffers for
+// the cores it has run on; after that, and once the worker pool is warm
+// (the first call that splits its work starts the workers), Forward,
+// Backward, the heads, the losses, Adam.Step and ClipGradNorm allocate
+// nothing. A Net is not safe for concurrent use: give each goroutine its
+// own (Clone).
 //
 // # Checks
 //

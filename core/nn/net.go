@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/rlxdev/rlx/core/nn/kernel"
 )
 
 // Activation is the element-wise function a layer applies to its output.
@@ -110,6 +108,10 @@ type Net struct {
 	params  []float32
 	grads   []float32
 
+	// firstParam is the first layer with parameters (the last layer if
+	// none has any).
+	firstParam int
+
 	batch int       // batch of the last Forward; 0 before the first
 	x     []float32 // input of the last Forward (the caller's slice)
 	outs  [][]float32
@@ -119,8 +121,24 @@ type Net struct {
 
 // workspace holds the scratch space the layers share.
 type workspace struct {
-	ones        []float32 // batch ones, for bias gradients as a GEMM
-	cols, dcols []float32 // im2col buffers of the largest convolution
+	ones []float32 // batch ones, for bias gradients as a GEMM
+	// colSize is the size of the largest convolution's im2col matrix;
+	// cols[i] and dcols[i] are party i's im2col matrix and its gradient
+	// in a convolution split across goroutines (party 0 is the caller).
+	colSize     int
+	cols, dcols [][]float32
+}
+
+// reserveCols makes sure that at least cols im2col matrices and dcols
+// gradients of one exist. It allocates only when a net first runs a
+// convolution on more parties.
+func (ws *workspace) reserveCols(cols, dcols int) {
+	for len(ws.cols) < cols {
+		ws.cols = append(ws.cols, make([]float32, ws.colSize))
+	}
+	for len(ws.dcols) < dcols {
+		ws.dcols = append(ws.dcols, make([]float32, ws.colSize))
+	}
 }
 
 // NewNet builds a network for inputs of shape in from the layer specs. It
@@ -169,6 +187,12 @@ func NewNet(in Dims, specs ...LayerSpec) (*Net, error) {
 		total += l.numParams()
 	}
 	n.out = cur
+	n.firstParam = len(n.layers) - 1
+	for i := len(n.layers) - 1; i >= 0; i-- {
+		if n.layers[i].numParams() > 0 {
+			n.firstParam = i
+		}
+	}
 	n.params = make([]float32, total)
 	n.grads = make([]float32, total)
 	off := 0
@@ -275,7 +299,10 @@ func (n *Net) CopyFrom(src *Net) {
 }
 
 // Reserve sizes the buffers for batches of up to batch samples, so that the
-// first Forward of that size does not allocate either.
+// first Forward and Backward of that size do not allocate either, once the
+// worker pool is warm (the first call that splits its work across cores
+// starts the workers). A convolution's im2col buffers are sized for the
+// goroutines it would use at that batch with the present GOMAXPROCS.
 func (n *Net) Reserve(batch int) {
 	for i, l := range n.layers {
 		sz := batch * l.shape().Out.Size()
@@ -292,6 +319,12 @@ func (n *Net) Reserve(batch int) {
 			n.g[i] = make([]float32, batch*maxWidth)
 		}
 	}
+	for _, l := range n.layers {
+		if c, ok := l.(*conv); ok && batch > 0 {
+			parties, _ := c.parties(batch)
+			n.ws.reserveCols(c.scratch(parties, batch))
+		}
+	}
 	if cap(n.ws.ones) < batch {
 		n.ws.ones = make([]float32, batch)
 		for i := range n.ws.ones {
@@ -305,8 +338,8 @@ func (n *Net) Reserve(batch int) {
 // each keeps for training: every layer's output, the two gradient buffers
 // of the widest of them and the input, and a bias one. It is the rule
 // Reserve allocates by, for estimating a network's memory without
-// building it (the convolutions' im2col buffers do not grow with the
-// batch and are not counted).
+// building it (the convolutions' im2col buffers, one per core a
+// convolution runs on and not growing with the batch, are not counted).
 func ActivationFloats(in int, outs ...int) int {
 	widest, sum := in, 0
 	for _, o := range outs {
@@ -372,10 +405,17 @@ func (n *Net) backward(dx, dy []float32, paramGrads bool) {
 	if dx != nil && len(dx) != batch*n.in.Size() {
 		panic(fmt.Sprintf("nn: Backward: dx has %d values, batch %d needs %d", len(dx), batch, batch*n.in.Size()))
 	}
+	// Without dx, the gradient stops at the first layer with parameters:
+	// what lies below it (the Nature CNN's input scaling) needs none, and
+	// neither does its own input.
+	stop := 0
+	if dx == nil {
+		stop = n.firstParam
+	}
 	cur := 0
 	dz := n.g[cur][:len(dy)]
 	derivative(n.acts[last], dz, dy, n.outs[last][:len(dy)])
-	for i := last; i >= 0; i-- {
+	for i := last; i >= stop; i-- {
 		l := n.layers[i]
 		in := n.x
 		if i > 0 {
@@ -383,40 +423,17 @@ func (n *Net) backward(dx, dy []float32, paramGrads bool) {
 		}
 		var dIn []float32
 		switch {
-		case i > 0:
+		case i > stop:
 			dIn = n.g[1-cur][:len(in)]
 		case dx != nil:
 			dIn = dx
 		}
 		l.backward(dIn, dz, in, batch, paramGrads)
-		if i > 0 {
+		if i > stop {
 			derivative(n.acts[i-1], dIn, dIn, in)
 			cur = 1 - cur
 			dz = dIn
 		}
-	}
-}
-
-// activate applies act to y in place.
-func activate(act Activation, y []float32) {
-	switch act {
-	case Tanh:
-		kernel.Tanh(y, y)
-	case ReLU:
-		kernel.ReLU(y, y)
-	}
-}
-
-// derivative sets dz = dy * act'(x), with act' written in terms of the
-// activation's output y.
-func derivative(act Activation, dz, dy, y []float32) {
-	switch act {
-	case Tanh:
-		kernel.TanhBackward(dz, dy, y)
-	case ReLU:
-		kernel.ReLUBackward(dz, dy, y)
-	default:
-		copy(dz, dy)
 	}
 }
 

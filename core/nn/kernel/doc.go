@@ -13,9 +13,25 @@
 // B^T is packed one panel at a time into a stack buffer (8×8 register
 // transposes); with fewer than 4 rows of A, C = A B^T is computed as dot
 // products instead, which needs no packing. The cost is 2*m*n*k flops plus,
-// for op(B) = B^T, one pass over B; Gemm allocates nothing. The 64×64 dense
-// layers of PPO run at 60-100 GFLOP/s on one core with the AVX2 kernels at
-// minibatch sizes (docs/nn.md has the measured table).
+// for op(B) = B^T, one pass over B; Gemm allocates nothing. Rows of C are
+// swept in blocks of 192, so that the block of A stays in the L2 cache
+// across the panels of B. The 64×64 dense layers of PPO run at 60-100
+// GFLOP/s on one core with the AVX2 kernels at minibatch sizes (docs/nn.md
+// has the measured table).
+//
+// # Cores
+//
+// From ParallelMinFlops (2*m*n*k) on, Gemm cuts C into one chunk per core,
+// by rows (at multiples of the tile rows) or by columns (at multiples of
+// ColumnAlign), and the calling goroutine and idle workers of the
+// process's pool (internal/parallel) compute them; from ParallelWakeFlops
+// on it also wakes workers that have parked. Every element of C is
+// computed by one chunk, with the whole k, by the same tiles as in one
+// sweep: the result is bit for bit the same whatever GOMAXPROCS. A call
+// never waits for another caller's work, allocates nothing and starts no
+// goroutine once the pool is warm. ColumnAlign also tells callers where
+// they may cut a product by columns themselves (core/nn's convolutions
+// do).
 //
 // # Implementations
 //
@@ -40,5 +56,6 @@
 //
 // Nothing here is safe for concurrent writes to the same destination; the
 // functions hold no state and may be called from many goroutines on
-// different data.
+// different data, Gemm included: concurrent large calls share the worker
+// pool, each using the workers that are idle when it starts.
 package kernel
