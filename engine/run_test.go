@@ -11,17 +11,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlxdev/rlx/internal/parallel"
+
 	"github.com/rlxdev/rlx/core/ppo"
 )
+
+// goroutines counts the goroutines a run may not leave behind: all but the
+// worker pool's, which start on a run's first large GEMM and stay for the
+// life of the process.
+func goroutines() int { return runtime.NumGoroutine() - parallel.Workers() }
 
 // waitGoroutines waits for the goroutine count to return to n.
 func waitGoroutines(t *testing.T, n int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > n && time.Now().Before(deadline) {
+	for goroutines() > n && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if got := runtime.NumGoroutine(); got > n {
+	if got := goroutines(); got > n {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("%d goroutines left, %d before:\n%s", got, n, buf[:runtime.Stack(buf, true)])
 	}
@@ -52,7 +59,7 @@ func runToEnd(t *testing.T, cfg Config) *Snapshot {
 }
 
 func TestPPORunFinishes(t *testing.T) {
-	before := runtime.NumGoroutine()
+	before := goroutines()
 	r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: "ppo", Steps: 20_000, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +98,7 @@ func TestRunControls(t *testing.T) {
 }
 
 func runControls(t *testing.T, algo Algorithm) {
-	before := runtime.NumGoroutine()
+	before := goroutines()
 	r, err := Start(context.Background(), Config{Env: "CartPole-v1", Algo: algo, Seed: 1}) // no budget: runs until stopped
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +176,7 @@ func TestStopWhilePaused(t *testing.T) {
 }
 
 func stopWhilePaused(t *testing.T, env string, algo Algorithm) {
-	before := runtime.NumGoroutine()
+	before := goroutines()
 	r, err := Start(context.Background(), Config{Env: env, Algo: algo})
 	if err != nil {
 		t.Fatal(err)

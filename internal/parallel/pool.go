@@ -299,6 +299,11 @@ var pool struct {
 	workers [MaxParties - 1]worker
 }
 
+// Workers returns the number of worker goroutines started so far. They live
+// for the rest of the process, so a test that checks a run leaves no
+// goroutine behind counts them apart.
+func Workers() int { return int(pool.started.Load()) }
+
 // ensureWorkers starts workers until there are at least n.
 func ensureWorkers(n int) {
 	if int(pool.started.Load()) >= n {
